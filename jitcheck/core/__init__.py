@@ -1,0 +1,45 @@
+"""The runtime library: graphs of named nodes that are jit cache keys, and their traces.
+
+Submodules, each with one job: `names` (Label, Place), `frozen` (Frozen,
+OrderedMap), `violations` (Violation and the errors), `checking` (checks per level,
+``unchecked``), `keys` (what makes a good cache key, leaf by leaf), `partial`
+(ValuePartial), `graphs` (nodes and graphs), `traced` (GraphWithValues, Traced).
+"""
+
+from jitcheck.core.checking import unchecked
+from jitcheck.core.frozen import Frozen, OrderedMap
+from jitcheck.core.graphs import (
+    CallableGraph,
+    JitGraph,
+    NestingGraph,
+    NodeDefinition,
+    check_hashable,
+    check_reassembles,
+)
+from jitcheck.core.names import Label, N, Place, V
+from jitcheck.core.partial import ValuePartial
+from jitcheck.core.traced import GraphWithValues, Traced
+from jitcheck.core.violations import Refused, ReturnedUnlike, TraceFailed, Violation
+
+__all__ = [
+    "CallableGraph",
+    "Frozen",
+    "GraphWithValues",
+    "JitGraph",
+    "Label",
+    "N",
+    "NestingGraph",
+    "NodeDefinition",
+    "OrderedMap",
+    "Place",
+    "Refused",
+    "ReturnedUnlike",
+    "TraceFailed",
+    "Traced",
+    "V",
+    "ValuePartial",
+    "Violation",
+    "check_hashable",
+    "check_reassembles",
+    "unchecked",
+]

@@ -1,0 +1,170 @@
+"""Immutable, value-compared, hashable records (`Frozen`) and mappings (`OrderedMap`).
+
+Both are what a jit cache key is made of: equal when built again from equal parts,
+with equal hashes. `Frozen` records also run their class hierarchy's checks at
+construction (see :mod:`jitcheck.core.checking`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, ClassVar, TypeVar, dataclass_transform, overload
+
+import jax.tree_util
+
+from jitcheck.core import checking
+
+K = TypeVar("K")
+T = TypeVar("T")
+Vt = TypeVar("Vt")
+
+
+@dataclass_transform(frozen_default=True, eq_default=True)
+class Frozen:
+    """A base for immutable records compared and hashed by their fields.
+
+    Every subclass is made a frozen dataclass. After ``__init__`` the checks that
+    each class of its hierarchy declares (``checks``, see
+    :func:`jitcheck.core.checking.per_level`) run, and all their violations are
+    raised as one :class:`~jitcheck.core.violations.Refused` error, unless the
+    object is built with :func:`~jitcheck.core.checking.unchecked`.
+
+    The hash is computed once and kept: a record used as a static argument of
+    ``jax.jit`` is hashed on every call.
+    """
+
+    __slots__ = ()
+
+    checks: ClassVar[tuple[Any, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        eq = "__eq__" not in cls.__dict__
+        dataclasses.dataclass(frozen=True, eq=eq, repr="__repr__" not in cls.__dict__)(cls)
+        if eq:
+            # Keep the dataclass equality (by fields, same class) but memoise the hash.
+            type.__setattr__(cls, "__hash__", Frozen.__hash__)
+
+    def __post_init__(self) -> None:
+        checking.run_checks(self)
+
+    def __hash__(self) -> int:
+        memo: dict[str, Any] = self.__dict__
+        cached: int | None = memo.get("_jitcheck_hash")
+        if cached is None:
+            cached = hash((type(self), *compared_fields(self)))
+            memo["_jitcheck_hash"] = cached
+        return cached
+
+
+def compared_fields(record: Frozen) -> tuple[Any, ...]:
+    """The values of the fields ``record`` is compared by, in declaration order."""
+    return tuple(getattr(record, f.name) for f in dataclasses.fields(record) if f.compare)  # type: ignore[arg-type]
+
+
+class OrderedMap(Mapping[K, Vt]):
+    """An immutable, hashable, insertion-ordered mapping.
+
+    Two maps are equal when they hold equal items *in the same order* (order is part
+    of a graph's meaning: it breaks ties in the order nodes run). An ``OrderedMap``
+    is a pytree (its keys are static), so it can carry arrays through ``jax.jit``;
+    it hashes only when its values do.
+    """
+
+    __slots__ = ("_items", "_index", "_hash")
+
+    _items: tuple[tuple[K, Vt], ...]
+    _index: dict[K, Vt]
+    _hash: int | None
+
+    @overload
+    def __init__(self) -> None: ...
+    @overload
+    def __init__(self, items: Mapping[K, Vt]) -> None: ...
+    @overload
+    def __init__(self, items: Iterable[tuple[K, Vt]]) -> None: ...
+
+    def __init__(self, items: Mapping[K, Vt] | Iterable[tuple[K, Vt]] = ()) -> None:
+        pairs = tuple(items.items()) if isinstance(items, Mapping) else tuple(items)
+        index = dict(pairs)
+        if len(index) != len(pairs):
+            seen: set[Any] = set()
+            dupes = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
+            raise ValueError(f"OrderedMap given the key(s) {dupes!r} more than once")
+        object.__setattr__(self, "_items", pairs)
+        object.__setattr__(self, "_index", index)
+        object.__setattr__(self, "_hash", None)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise dataclasses.FrozenInstanceError(f"OrderedMap is immutable; cannot set {name!r}")
+
+    def __getitem__(self, key: K) -> Vt:
+        return self._index[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return (k for k, _ in self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            return key in self._index
+        except TypeError:
+            return False
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, OrderedMap):
+            return NotImplemented
+        return self._items == other._items
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((OrderedMap, self._items)))
+        assert self._hash is not None
+        return self._hash
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k!r}: {v!r}" for k, v in self._items)
+        return f"OrderedMap({{{inner}}})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (OrderedMap, (self._items,))
+
+    def set(self, key: K, value: Vt) -> OrderedMap[K, Vt]:
+        """A copy with ``key`` set to ``value`` (kept in place if present, else appended)."""
+        if key in self._index:
+            return OrderedMap((k, value if k == key else v) for k, v in self._items)
+        return OrderedMap((*self._items, (key, value)))
+
+    def map(self, fn: Any) -> OrderedMap[K, Any]:
+        """A copy with ``fn`` applied to every value."""
+        return OrderedMap((k, fn(v)) for k, v in self._items)
+
+
+def _flatten_with_keys(m: OrderedMap[Any, Any]) -> tuple[list[tuple[Any, Any]], tuple[Any, ...]]:
+    return [(jax.tree_util.DictKey(k), v) for k, v in m._items], tuple(k for k, _ in m._items)
+
+
+def _flatten(m: OrderedMap[Any, Any]) -> tuple[list[Any], tuple[Any, ...]]:
+    return [v for _, v in m._items], tuple(k for k, _ in m._items)
+
+
+def _unflatten(keys: tuple[Any, ...], values: Iterable[Any]) -> OrderedMap[Any, Any]:
+    return OrderedMap(zip(keys, values))
+
+
+jax.tree_util.register_pytree_with_keys(OrderedMap, _flatten_with_keys, _unflatten, _flatten)
+
+
+def frozen_map(items: Mapping[K, T] | Iterable[tuple[K, T]] | None) -> OrderedMap[K, T]:
+    """``items`` as an ``OrderedMap`` (itself when it already is one)."""
+    if isinstance(items, OrderedMap):
+        return items
+    return OrderedMap(items or ())
+
+
+__all__ = ["Frozen", "OrderedMap", "compared_fields", "frozen_map"]

@@ -1,0 +1,85 @@
+"""`ValuePartial`: partial application that is a good jit cache key.
+
+``functools.partial`` compares by identity, so a partial rebuilt per call is a new
+cache key each time. A ``ValuePartial`` is equal to another when its function and
+arguments are equal, and hashes accordingly: use it as a node body or a static
+argument wherever you would write ``functools.partial``.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+R = TypeVar("R")
+
+
+class ValuePartial(Generic[R]):
+    """``func`` with some arguments fixed, compared and hashed by value.
+
+    ``ValuePartial(f, 2, scale=3.0)(x)`` calls ``f(2, x, scale=3.0)``, like
+    ``functools.partial``. Two ``ValuePartial`` are equal when their functions are
+    equal and their positional and keyword arguments are equal (keyword order does
+    not matter); the hash follows, so it is a valid node body and static argument
+    as long as its arguments are hashable. Nested ``ValuePartial`` of the same
+    function are flattened, as ``functools.partial`` does.
+    """
+
+    __slots__ = ("func", "args", "keywords", "_hash")
+
+    func: Callable[..., R]
+    args: tuple[Any, ...]
+    keywords: Mapping[str, Any]
+    _hash: int | None
+
+    def __init__(self, func: Callable[..., R], /, *args: Any, **keywords: Any) -> None:
+        if not callable(func):
+            raise TypeError(f"ValuePartial needs a callable first argument, got {type(func).__name__}")
+        if isinstance(func, ValuePartial):
+            args = func.args + args
+            keywords = {**func.keywords, **keywords}
+            func = func.func
+        object.__setattr__(self, "func", func)
+        object.__setattr__(self, "args", tuple(args))
+        object.__setattr__(self, "keywords", types.MappingProxyType(dict(sorted(keywords.items()))))
+        object.__setattr__(self, "_hash", None)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"ValuePartial is immutable; cannot set {name!r}")
+
+    def __call__(self, /, *args: Any, **keywords: Any) -> R:
+        return self.func(*self.args, *args, **{**self.keywords, **keywords})
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.func, self.args, tuple(self.keywords.items()))
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, ValuePartial):
+            return NotImplemented
+        return bool(self._key() == other._key())
+
+    def __hash__(self) -> int:
+        cached: int | None = self._hash
+        if cached is None:
+            cached = hash((ValuePartial, *self._key()))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
+    def __repr__(self) -> str:
+        parts = [getattr(self.func, "__qualname__", repr(self.func))]
+        parts += [repr(a) for a in self.args]
+        parts += [f"{k}={v!r}" for k, v in self.keywords.items()]
+        return f"ValuePartial({', '.join(parts)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self.func, self.args, dict(self.keywords)))
+
+
+def _rebuild(func: Callable[..., Any], args: tuple[Any, ...], keywords: dict[str, Any]) -> ValuePartial[Any]:
+    return ValuePartial(func, *args, **keywords)
+
+
+__all__ = ["ValuePartial"]
