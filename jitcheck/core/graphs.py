@@ -20,6 +20,7 @@ import jax
 
 from jitcheck import rules
 from jitcheck.core.checking import per_level
+from jitcheck.core.events import ArgumentKey, notify_trace
 from jitcheck.core.frozen import Frozen, OrderedMap, frozen_map
 from jitcheck.core.keys import key_problems
 from jitcheck.core.names import N, V
@@ -427,7 +428,25 @@ class JitGraph(CallableGraph[N, V], Generic[N, V]):
 
 
 def _call_graph(graph: CallableGraph[Any, Any], values: Mapping[Any, Any]) -> OrderedMap[Any, Any]:
+    # Runs only while jax traces, that is once per new cache key.
+    notify_trace(_run_jitted, "JitGraph.jit_call", lambda: graph_trace_key(graph, values))
     return graph(values)
+
+
+def graph_trace_key(graph: CallableGraph[Any, Any], values: Mapping[Any, Any]) -> tuple[tuple[str, ArgumentKey], ...]:
+    """The cache key of a ``jit_call``, argument by argument, for the retrace watch."""
+    parts: list[tuple[str, ArgumentKey]] = [("graph", ArgumentKey("static", graph))]
+    for place, value in values.items():
+        leaves, tree = jax.tree_util.tree_flatten(value)
+        if len(leaves) == 1 and tree == jax.tree_util.tree_structure(0):
+            aval = jax.typeof(leaves[0])
+            parts.append((f"values[{place!r}]", ArgumentKey("array", (aval.shape, aval.dtype, getattr(aval, "weak_type", False)))))
+        else:
+            parts.append((f"values[{place!r}]", ArgumentKey("tree", tree)))
+            for i, leaf in enumerate(leaves):
+                aval = jax.typeof(leaf)
+                parts.append((f"values[{place!r}] leaf {i}", ArgumentKey("array", (aval.shape, aval.dtype, getattr(aval, "weak_type", False)))))
+    return tuple(parts)
 
 
 _run_jitted = jax.jit(_call_graph, static_argnums=0)

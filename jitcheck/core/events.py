@@ -1,0 +1,66 @@
+"""Trace events: who traced, and under which cache key, for the debug layer's retrace watch.
+
+Tracing code (``JitGraph.jit_call``, ``StatefulFunction``) calls :func:`notify_trace`
+each time jax traces it for a new cache key. With no listener (debug mode off) that
+costs one list check. The debug layer subscribes with :func:`subscribe` and explains
+retraces by comparing the arguments of successive traces of the same owner.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+
+class ArgumentKey(NamedTuple):
+    """One argument's part of a cache key.
+
+    ``kind`` is ``"array"`` (``payload`` = (shape, dtype, weak_type)), ``"static"``
+    (``payload`` = the static value itself, compared with ``==``), or ``"tree"``
+    (``payload`` = the pytree structure of a dynamic argument).
+    """
+
+    kind: str
+    payload: Any
+
+
+@dataclasses.dataclass(frozen=True)
+class TraceEvent:
+    """One trace of ``owner`` (a function, a StatefulFunction, a graph runner).
+
+    ``name`` names the owner in messages; ``arguments`` maps an argument path
+    (``"args[0]"``, ``"kwargs['lr']"``, ``"graph"``, ``"values['x']"``) to its key.
+    """
+
+    owner: object
+    name: str
+    arguments: tuple[tuple[str, ArgumentKey], ...]
+
+
+_listeners: list[Callable[[TraceEvent], None]] = []
+
+
+def notify_trace(owner: object, name: str, arguments: Callable[[], tuple[tuple[str, ArgumentKey], ...]]) -> None:
+    """Tell the listeners ``owner`` is being traced; ``arguments`` is only built when someone listens."""
+    if not _listeners:
+        return
+    event = TraceEvent(owner, name, arguments())
+    for listener in list(_listeners):
+        listener(event)
+
+
+def subscribe(listener: Callable[[TraceEvent], None]) -> Callable[[], None]:
+    """Add a listener; returns the function that removes it."""
+    _listeners.append(listener)
+
+    def unsubscribe() -> None:
+        if listener in _listeners:
+            _listeners.remove(listener)
+
+    return unsubscribe
+
+
+def listening() -> bool:
+    """True when some listener is subscribed."""
+    return bool(_listeners)
