@@ -438,7 +438,7 @@ def graph_trace_key(graph: CallableGraph[Any, Any], values: Mapping[Any, Any]) -
     parts: list[tuple[str, ArgumentKey]] = [("graph", ArgumentKey("static", graph))]
     for place, value in values.items():
         leaves, tree = jax.tree_util.tree_flatten(value)
-        if len(leaves) == 1 and tree == jax.tree_util.tree_structure(0):
+        if jax.tree_util.treedef_is_leaf(tree):
             aval = jax.typeof(leaves[0])
             parts.append((f"values[{place!r}]", ArgumentKey("array", (aval.shape, aval.dtype, getattr(aval, "weak_type", False)))))
         else:
