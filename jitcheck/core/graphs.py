@@ -42,7 +42,7 @@ class NodeDefinition(Frozen, Generic[V]):
     body: Body
     inputs: tuple[V, ...] = ()
     outputs: tuple[V, ...] = ()
-    settings: OrderedMap[str, Hashable] = OrderedMap()
+    settings: Mapping[str, Hashable] = OrderedMap()
 
     def __post_init__(self) -> None:
         if not callable(self.body):
@@ -105,7 +105,7 @@ class NestingGraph(Frozen, Generic[N, V]):
     inside it.
     """
 
-    nodes: OrderedMap[N, NodeDefinition[V] | NestingGraph[N, V]]
+    nodes: Mapping[N, NodeDefinition[V] | NestingGraph[N, V]]
     outputs: tuple[V, ...] | None = None
 
     def __post_init__(self) -> None:

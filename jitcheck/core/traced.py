@@ -46,7 +46,7 @@ class GraphWithValues(Frozen, Generic[G, V]):
     """
 
     graph: G
-    values: OrderedMap[V, Any]
+    values: Mapping[V, Any]
 
     checks: ClassVar[tuple[Callable[[Any], Iterable[Violation]], ...]] = (check_values_cover_inputs,)
 
