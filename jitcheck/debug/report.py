@@ -278,6 +278,7 @@ def collect(
             owner = where.module if where is not None and where.module in reports else name
             reports[owner].findings.append(finding)
     for name, report in reports.items():
+        report.graphs = _without_covered(report.graphs)
         module = sys.modules.get(name)
         report.imported = module is not None
         if module is not None:
@@ -301,7 +302,17 @@ def from_records(targets: Sequence[str], packages: Sequence[str]) -> ImportRepor
             report = modules[name] = ModuleReport(name, record.location.file if record.location else None, module is not None)
         names_here = _names(module) if module is not None else {}
         report.graphs.append((names_here.get(id(record.subject)) or names_here.get(id(record.graph)), record))
+    for report in modules.values():
+        report.graphs = _without_covered(report.graphs)
     return ImportReport(tuple(targets), tuple(packages), list(modules.values()), retrace_reports())
+
+
+def _without_covered(graphs: list[tuple[str | None, Any]]) -> list[tuple[str | None, Any]]:
+    """The graphs less the checked-only records of graphs that were also traced (listed once, as traced)."""
+    from jitcheck.debug.records import untraced
+
+    plain = {id(r) for r in untraced([r for _, r in graphs])}
+    return [(name, r) for name, r in graphs if r.kind != "checked" or id(r) in plain]
 
 
 def _shape_text(shape: tuple[int, ...] | None) -> str:
@@ -315,8 +326,6 @@ def _table(rows: list[list[str]], indent: str) -> list[str]:
 
 def render_text(report: ImportReport) -> str:
     """The report for people: per module, each graph's places as a table, then the findings."""
-    from jitcheck.debug.records import untraced
-
     lines = [
         f"jitcheck debug report: {', '.join(report.targets)}"
         + (f" (beartype on {', '.join(report.packages)})" if report.packages else " (beartype off)"),
@@ -326,12 +335,8 @@ def render_text(report: ImportReport) -> str:
         lines.append("")
         status = "" if module.imported else "  (did not import)"
         lines.append(f"{module.module}  {_shown_path(module.file) if module.file else ''}{status}".rstrip())
-        records = [r for _, r in module.graphs]
-        plain = {id(r) for r in untraced(records)}
         shown = 0
         for name, record in module.graphs:
-            if record.kind == "checked" and id(record) not in plain:
-                continue
             shown += 1
             where = record.location
             at = f"{os.path.basename(where.file)}:{where.line}:{where.column}" if where else "?"

@@ -12,6 +12,7 @@ not correctness), raises (`RetraceError`) or is only recorded, as configured.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import warnings
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -233,8 +234,6 @@ def _act(report: RetraceReport, on_retrace: str) -> None:
     if where is None:
         warnings.warn(text, RetraceWarning, stacklevel=2)
         return
-    import sys
-
     module = sys.modules.get(where.module)
     registry = vars(module).setdefault("__warningregistry__", {}) if module is not None else None
     warnings.warn_explicit(text, RetraceWarning, where.file, where.line, module=where.module or None, registry=registry)
