@@ -8,8 +8,9 @@ line of the user's code that caused it, in the one diagnostic format
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import sys
-from types import FrameType, TracebackType
+from types import CodeType, FrameType, TracebackType
 from typing import Any
 
 _LIBRARIES = (
@@ -65,20 +66,27 @@ def is_library(module: str, filename: str) -> bool:
     return head in _LIBRARIES or module.startswith("importlib")
 
 
+def _position(code: CodeType, lasti: int) -> tuple[int | None, int | None]:
+    """The start line and column of the instruction at byte offset ``lasti`` (None where unknown)."""
+    if lasti < 0:
+        return None, None
+    found = next(itertools.islice(code.co_positions(), lasti // 2, None), None)
+    if found is None:
+        return None, None
+    return found[0], found[2]
+
+
 def _frame_location(frame: FrameType, line: int | None = None, column: int | None = None) -> Location:
     code = frame.f_code
     if line is None:
         line = frame.f_lineno
     if column is None:
         column = 1
-        positions = list(code.co_positions())
-        index = frame.f_lasti // 2
-        if 0 <= index < len(positions):
-            start_line, _, start_col, _ = positions[index]
-            if start_line is not None:
-                line = start_line
-            if start_col is not None:
-                column = start_col + 1
+        start_line, start_col = _position(code, frame.f_lasti)
+        if start_line is not None:
+            line = start_line
+        if start_col is not None:
+            column = start_col + 1
     module = frame.f_globals.get("__name__", "")
     return Location(code.co_filename, line or 0, column, module if isinstance(module, str) else "", code.co_name)
 
@@ -102,15 +110,12 @@ def traceback_location(tb: TracebackType | None) -> Location | None:
         module = frame.f_globals.get("__name__", "")
         if not is_library(module if isinstance(module, str) else "", frame.f_code.co_filename):
             column = 1
-            positions = list(frame.f_code.co_positions())
-            index = tb.tb_lasti // 2
             line = tb.tb_lineno
-            if 0 <= index < len(positions):
-                start_line, _, start_col, _ = positions[index]
-                if start_line is not None:
-                    line = start_line
-                if start_col is not None:
-                    column = start_col + 1
+            start_line, start_col = _position(frame.f_code, tb.tb_lasti)
+            if start_line is not None:
+                line = start_line
+            if start_col is not None:
+                column = start_col + 1
             found = _frame_location(frame, line, column)
         tb = tb.tb_next
     return found

@@ -17,8 +17,10 @@ import dataclasses
 import importlib
 import importlib.util
 import json
+import linecache
 import os
 import pkgutil
+import re
 import sys
 import traceback
 from collections.abc import Iterable, Sequence
@@ -79,9 +81,16 @@ class ModuleReport:
             "module": self.module,
             "file": _shown_path(self.file) if self.file else None,
             "imported": self.imported,
-            "graphs": [{"name": name, **record.to_json()} for name, record in self.graphs],
+            "graphs": [_graph_json(name, record) for name, record in self.graphs],
             "findings": [f.to_json() for f in self.findings],
         }
+
+
+def _graph_json(name: str | None, record: Any) -> dict[str, Any]:
+    found: dict[str, Any] = {"name": name, **record.to_json()}
+    if found["location"] is not None:
+        found["location"]["file"] = _shown_path(found["location"]["file"])
+    return found
 
 
 @dataclasses.dataclass
@@ -210,6 +219,18 @@ def _beartype_finding(error: BaseException, location: Location | None, detail: s
     return Finding(rule.code, message, rule.format_help(fix=fix), None, location, detail)
 
 
+_ASSIGNED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=]*)?=[^=]")
+
+
+def _assigned_name(record: Any) -> str | None:
+    """The name a module-level statement assigns the graph to, read from its source line (for modules that failed)."""
+    where = record.location
+    if where is None or not where.at_import:
+        return None
+    found = _ASSIGNED.match(linecache.getline(where.file, where.line))
+    return found.group(1) if found else None
+
+
 def _finding_key(finding: Finding) -> tuple[object, ...]:
     where = finding.location
     return (where.file if where else None, where.line if where else None, finding.code, finding.message)
@@ -281,10 +302,12 @@ def collect(
         report.graphs = _without_covered(report.graphs)
         module = sys.modules.get(name)
         report.imported = module is not None
+        names_here = _names(module) if module is not None else {}
         if module is not None:
             report.file = getattr(module, "__file__", None) or report.file
-            names_here = _names(module)
-            report.graphs = [(names_here.get(id(r.subject)) or names_here.get(id(r.graph)), r) for _, r in report.graphs]
+        report.graphs = [
+            (names_here.get(id(r.subject)) or names_here.get(id(r.graph)) or _assigned_name(r), r) for _, r in report.graphs
+        ]
     return ImportReport(tuple(targets), hooked, list(reports.values()), retrace_reports()[first_retrace:])
 
 
@@ -301,7 +324,7 @@ def from_records(targets: Sequence[str], packages: Sequence[str]) -> ImportRepor
         if report is None:
             report = modules[name] = ModuleReport(name, record.location.file if record.location else None, module is not None)
         names_here = _names(module) if module is not None else {}
-        report.graphs.append((names_here.get(id(record.subject)) or names_here.get(id(record.graph)), record))
+        report.graphs.append((names_here.get(id(record.subject)) or names_here.get(id(record.graph)) or _assigned_name(record), record))
     for report in modules.values():
         report.graphs = _without_covered(report.graphs)
     return ImportReport(tuple(targets), tuple(packages), list(modules.values()), retrace_reports())

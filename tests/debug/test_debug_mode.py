@@ -160,3 +160,21 @@ def test_enable_refuses_bad_package_names() -> None:
     with pytest.raises(DebugSettingError, match="not a package name"):
         mode.enable(packages=["not a package"])
     assert not is_enabled()
+
+
+class _StatefulOwner:
+    """Stands for any owner that reports its traces through jitcheck.core.events (as StatefulFunction does)."""
+
+
+@pytest.mark.usefixtures("debug_mode")
+def test_any_owner_reporting_traces_is_watched_in_debug_mode() -> None:
+    from jitcheck.core.events import ArgumentKey, notify_trace
+
+    owner = _StatefulOwner()
+    tree = jax.tree_util.tree_structure({"w": 0})
+    first = (("args[0]", ArgumentKey("static", 2)), ("args[1]", ArgumentKey("tree", tree)))
+    notify_trace(owner, "StatefulFunction(step)", lambda: first)
+    notify_trace(owner, "StatefulFunction(step)", lambda: (("args[0]", ArgumentKey("static", 3)), first[1]))
+    (report,) = retrace_reports()
+    assert report.subject == "StatefulFunction(step)"
+    assert [(c.path, c.aspect, c.before, c.after) for c in report.changes] == [("args[0]", "static value", "2", "3")]
