@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -21,7 +22,7 @@ RunPython = Callable[..., subprocess.CompletedProcess[str]]
 def debug_env(subprocess_env: dict[str, str]) -> dict[str, str]:
     """The child environment, with the fixture packages importable."""
     env = dict(subprocess_env)
-    env["PYTHONPATH"] = str(PACKAGES) + ":" + env["PYTHONPATH"]
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGES), env["PYTHONPATH"]])
     for name in ("JITCHECK_PACKAGES", "JITCHECK_MAX_TRACES", "JITCHECK_ON_RETRACE"):
         env.pop(name, None)
     return env

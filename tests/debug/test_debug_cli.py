@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 import tomllib
 from pathlib import Path
@@ -77,7 +78,7 @@ def test_runner_runs_a_module_with_its_arguments_and_reports(run_python: RunPyth
     )
     done = run_python(
         "-m", "jitcheck.debug", "run", "--packages", "debug_clean_pkg", "--report", "-m", "entry", "--flag", "x",
-        env={"PYTHONPATH": f"{tmp_path}:{PACKAGES}:{ROOT}"},
+        env={"PYTHONPATH": os.pathsep.join(map(str, [tmp_path, PACKAGES, ROOT]))},
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"argv": ["--flag", "x"], "debug": True}
@@ -147,7 +148,7 @@ def test_pytest_plugin_is_found_by_its_entry_point(run_python: RunPython, tmp_pa
     done = run_python(
         "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(tests / "pytest.ini"), str(tests),
         "--jitcheck-packages=debug_shape_bug_pkg,debug_clean_pkg",
-        env={"PYTHONPATH": f"{tmp_path / 'site'}:{PACKAGES}:{ROOT}"},
+        env={"PYTHONPATH": os.pathsep.join(map(str, [tmp_path / "site", PACKAGES, ROOT]))},
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
