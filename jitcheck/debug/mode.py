@@ -83,6 +83,8 @@ def disable() -> None:
     while records.on_construction in checking.construction_hooks:
         checking.construction_hooks.remove(records.on_construction)
     TRACKER.auto = False
+    if not TRACKER.watching:
+        TRACKER.stop()
     _state["enabled"] = False
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import importlib.machinery
 import importlib.util
 import json
 import linecache
@@ -163,13 +164,26 @@ def resolve(target: str) -> tuple[str, str | None]:
 
 def module_names(name: str) -> list[tuple[str, str | None]]:
     """``name`` and, for a package, every submodule under it, with their files, found on disk without importing them."""
-    spec = importlib.util.find_spec(name)
+    spec = _find_spec(name)
     if spec is None:
         raise DebugSettingError(f"no module named {name!r} (is its folder on sys.path? give a path instead)")
     found: list[tuple[str, str | None]] = [(name, spec.origin)]
     if spec.submodule_search_locations:
         found += _walk(list(spec.submodule_search_locations), name + ".")
     return found
+
+
+def _find_spec(name: str) -> Any:
+    """The spec of ``name``, found without importing its parent packages (their import is what the report watches)."""
+    parts = name.split(".")
+    spec = importlib.machinery.PathFinder.find_spec(parts[0]) if parts[0] not in sys.builtin_module_names else None
+    if spec is None:
+        spec = importlib.util.find_spec(parts[0])
+    for i in range(1, len(parts)):
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(".".join(parts[: i + 1]), list(spec.submodule_search_locations))
+    return spec
 
 
 def _walk(locations: list[str], prefix: str) -> list[tuple[str, str | None]]:
@@ -277,6 +291,7 @@ def collect(
         for module_name, file in module_names(name):
             files.setdefault(module_name, file)
     reports = {name: ModuleReport(name, file) for name, file in files.items()}
+    tops = {name.split(".")[0] for name in names}
     seen: set[tuple[object, ...]] = set()
     for name in reports:
         start = len(graph_records())
@@ -291,8 +306,11 @@ def collect(
         if found and not fresh:
             continue  # a retry of an import that failed before: it built, and failed, the same again
         for record in built:
-            owner = record.module if record.module in reports else name
-            reports[owner].graphs.append((None, record))
+            if record.module in reports:
+                reports[record.module].graphs.append((None, record))
+            elif record.module.split(".")[0] not in tops:  # built by a helper elsewhere on behalf of this module
+                reports[name].graphs.append((None, record))
+            # else: a module of the same package that is not a target (imported by its parent): not reported here
         for finding in fresh:
             seen.add(_finding_key(finding))
             where = finding.location

@@ -180,6 +180,19 @@ class RetraceTracker:
         self._groups.clear()
         self.reports.clear()
 
+    @property
+    def watching(self) -> bool:
+        """True when some owner is watched explicitly."""
+        return bool(self._watched)
+
+    def reset(self) -> None:
+        """Forget everything, watched owners included, and stop listening (for tests)."""
+        self.clear()
+        self._watched.clear()
+        self.auto = False
+        self.default = Policy()
+        self.stop()
+
     def _group_key(self, event: TraceEvent) -> tuple[Hashable, str]:
         first = event.arguments[0] if event.arguments else None
         if first is not None and first[0] == "graph" and isinstance(first[1].payload, CallableGraph):

@@ -51,14 +51,24 @@ def debug_mode() -> Iterator[None]:
     from jitcheck.debug import mode, records
     from jitcheck.debug.retrace import TRACKER
 
-    saved = TRACKER.default
     records.clear_records()
-    TRACKER.clear()
+    TRACKER.reset()
     mode.enable(on_retrace="record", max_traces=1)
     try:
         yield
     finally:
         mode.disable()
-        TRACKER.default = saved
-        TRACKER.clear()
+        TRACKER.reset()
         records.clear_records()
+
+
+@pytest.fixture
+def fresh_tracker() -> Iterator[None]:
+    """No retrace listener left behind: other tests of this process see jitcheck.core.events as they left it."""
+    from jitcheck.core import events
+    from jitcheck.debug.retrace import TRACKER
+
+    listening = events.listening()
+    yield
+    TRACKER.reset()
+    assert events.listening() == listening

@@ -155,3 +155,13 @@ def test_pytest_plugin_is_found_by_its_entry_point(run_python: RunPython, tmp_pa
     assert "2 passed" in done.stdout
     assert "jitcheck debug mode" in done.stdout
     assert "2 graphs traced as built, 0 retraces reported" in done.stdout
+
+
+def test_report_of_one_module_of_a_package(run_python: RunPython) -> None:
+    """A module inside a package: its parent is imported (and watched) too, but only the target is reported."""
+    done = run_python("-m", "jitcheck.debug", "report", "--json", "fixtures/debug_packages/debug_clean_pkg/model.py")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    (module,) = report["modules"]
+    assert module["module"] == "debug_clean_pkg.model"
+    assert [g["name"] for g in module["graphs"]] == ["MLP_AT_SHAPES"]

@@ -16,6 +16,8 @@ from jitcheck import rules
 from jitcheck.core.partial import ValuePartial
 from jitcheck.debug import RetraceError, RetraceWarning, watch
 
+pytestmark = pytest.mark.usefixtures("fresh_tracker")
+
 
 def scale(x: jax.Array, factor: float) -> jax.Array:
     return x * factor
