@@ -150,3 +150,38 @@ def test_environment_switch_needs_the_hook_before_the_package(run_python: RunPyt
     early = run_python("-m", "jitcheck.debug", "run", str(script), env={"JITCHECK_DEBUG": "debug_mutable_label_pkg"})
     assert early.returncode == 0, early.stderr
     assert last_json(early.stdout) == "BeartypeCallHintParamViolation"
+
+
+def test_install_import_hook_uses_the_beartype_configuration_given(run_python: RunPython) -> None:
+    done = run_python(
+        "-c",
+        textwrap.dedent(
+            """
+            import json
+            from beartype import BeartypeConf
+            from jitcheck.debug import install_import_hook
+
+            class LabelRefused(TypeError):
+                pass
+
+            conf = BeartypeConf(violation_param_type=LabelRefused)
+            install_import_hook("debug_mutable_label_pkg", conf=conf)
+            install_import_hook("debug_mutable_label_pkg", conf=conf)  # the same hook again: nothing to do
+            try:
+                install_import_hook("debug_mutable_label_pkg")
+                other = "accepted"
+            except ValueError as error:
+                other = str(error)
+            try:
+                import debug_mutable_label_pkg
+                outcome = "imported"
+            except Exception as error:
+                outcome = type(error).__name__
+            print(json.dumps([outcome, other]))
+            """
+        ),
+    )
+    assert done.returncode == 0, done.stderr
+    outcome, other = last_json(done.stdout)
+    assert outcome == "LabelRefused"  # beartype raised the violation type of the configuration given
+    assert "already type-checked under BeartypeConf(violation_param_type=" in other
