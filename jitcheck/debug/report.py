@@ -163,7 +163,7 @@ def resolve(target: str) -> tuple[str, str | None]:
 
 
 def module_names(name: str) -> list[tuple[str, str | None]]:
-    """``name`` and, for a package, every submodule under it, with their files, found on disk without importing them."""
+    """``name`` and, for a package, every submodule under it (but ``__main__``), with their files, found without importing them."""
     spec = _find_spec(name)
     if spec is None:
         raise DebugSettingError(f"no module named {name!r} (is its folder on sys.path? give a path instead)")
@@ -189,6 +189,8 @@ def _find_spec(name: str) -> Any:
 def _walk(locations: list[str], prefix: str) -> list[tuple[str, str | None]]:
     found: list[tuple[str, str | None]] = []
     for info in sorted(pkgutil.iter_modules(locations, prefix), key=lambda i: i.name):
+        if info.name.rsplit(".", 1)[-1] == "__main__":
+            continue  # a package's command line: importing it would run the program
         finder: Any = info.module_finder
         spec = finder.find_spec(info.name) if hasattr(finder, "find_spec") else None
         found.append((info.name, getattr(spec, "origin", None)))
