@@ -689,6 +689,60 @@ def step(x):
 )
 
 
+# Debug layer (jitcheck.debug): findings made while a package is imported in debug mode.
+
+ANNOTATION_VIOLATION = _rule(
+    "JC504",
+    "annotation-violation",
+    "A value that breaks its type hint, caught by beartype at import",
+    message="beartype refused a value while the module ran: {error}",
+    help="{fix}",
+    why="""
+In debug mode beartype checks every annotated function, class and module-level
+assignment of the hooked packages as they run, TypeVar bounds included. A graph
+label or place annotated with a `Label`- or `Place`-bounded TypeVar that is not
+hashable (a non-frozen dataclass, which mypy accepts) is refused where it is first
+passed, at import, instead of deep inside a jitted call.
+""",
+    example="""
+@dataclasses.dataclass
+class Step:
+    name: str
+
+N = TypeVar("N", bound=Label)
+
+def entry(label: N, node: NodeDefinition[str]) -> tuple[N, NodeDefinition[str]]: ...
+
+FIRST = entry(Step("scale"), node)     # beartype: Step(...) is not Hashable
+""",
+    fixed="""
+@dataclasses.dataclass(frozen=True)
+class Step:
+    name: str
+""",
+    layers=(RUNTIME,),
+)
+
+IMPORT_FAILED = _rule(
+    "JC505",
+    "import-failed",
+    "A module that fails to import in debug mode",
+    message="the module failed to import: {error}",
+    help="fix the error (its traceback is printed with `--traceback`); the report goes on with the modules that import",
+    why="""
+The import report imports every module of a package to trace its graphs. A module
+that raises something other than a jitcheck or beartype finding (a missing
+dependency, a plain bug) cannot be checked, so it is reported rather than hidden.
+""",
+    example="""
+import not_installed_dependency
+""",
+    fixed="""
+# install the dependency, or fix the module so that it imports
+""",
+    layers=(RUNTIME,),
+)
+
 RULES: Final[tuple[Rule, ...]] = tuple(
     value for value in list(globals().values()) if isinstance(value, Rule)
 )

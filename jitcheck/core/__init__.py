@@ -43,3 +43,12 @@ __all__ = [
     "check_reassembles",
     "unchecked",
 ]
+
+# Debug mode switched on from the environment (JITCHECK_DEBUG, see docs/debug.md): when
+# the variable is unset this costs one dictionary look-up and imports nothing.
+import os as _os
+
+if _os.environ.get("JITCHECK_DEBUG"):
+    from jitcheck.debug.switch import enable_from_environment as _enable_from_environment
+
+    _enable_from_environment()

@@ -27,6 +27,9 @@ G = TypeVar("G", bound=CallableGraph[Any, Any])
 
 _NUMBERS = (bool, int, float, complex)
 
+trace_count: int = 0
+"""How many graph runs :func:`trace_graph` has traced in this process (the debug layer's proof of "no tracing")."""
+
 
 def check_values_cover_inputs(valued: GraphWithValues[Any, Any]) -> Iterator[Violation]:
     """The values name exactly the graph's free input places."""
@@ -122,6 +125,8 @@ def trace_graph(valued: GraphWithValues[CallableGraph[Any, Any], Any]) -> _Resul
 
     Raises `TraceFailed` or `ReturnedUnlike` naming the node.
     """
+    global trace_count
+    trace_count += 1
     graph = valued.graph
     order = graph.order
     outputs = graph.outputs

@@ -1,0 +1,99 @@
+"""``python -m jitcheck.debug run``: a script or module run with debug mode on from its first line.
+
+Like ``python script.py`` or ``python -m module``, but debug mode is switched on (and
+beartype's hook installed for ``--packages`` or ``JITCHECK_DEBUG``) before anything
+of the program is imported, so no runner or startup hook is needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+
+from jitcheck.debug.settings import ON_RETRACE, DebugSettingError
+
+
+_WITH_VALUE = ("--packages", "--max-traces", "--on-retrace")
+
+
+def split_program(argv: list[str]) -> tuple[list[str], list[str]]:
+    """The runner's own options, and the program to run with its arguments (``-m MODULE ...`` or ``SCRIPT ...``).
+
+    Everything from ``-m`` or the first argument that is not an option on belongs to
+    the program, as with ``python`` itself.
+    """
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-m" or not arg.startswith("-"):
+            return argv[:i], argv[i:]
+        if arg in _WITH_VALUE:
+            i += 2
+            continue
+        i += 1
+    return argv, []
+
+
+def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
+    """Run the program in debug mode; returns its exit status (2 for a usage error)."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Run a Python script or module with jitcheck debug mode on from the start.",
+        usage=f"{prog} [--packages PKG[,PKG...]] [--max-traces N] [--on-retrace MODE] [--report] (-m MODULE | SCRIPT) [ARGS...]",
+    )
+    parser.add_argument("--packages", default="", help="packages beartype checks, comma-separated (added to JITCHECK_DEBUG's)")
+    parser.add_argument("--max-traces", type=int, default=None, help="traces allowed per function before a retrace is reported")
+    parser.add_argument("--on-retrace", choices=ON_RETRACE, default=None, help="what a retrace beyond the limit does (default: warn)")
+    parser.add_argument("--report", action="store_true", help="print the graphs traced and the retraces when the program ends")
+    parser.add_argument("-m", dest="module", default=None, help="run a module, as python -m does (the rest are its arguments)")
+    options, program = split_program(argv)
+    args = parser.parse_args(options)
+    if program and program[0] == "-m":
+        if len(program) < 2:
+            parser.error("-m needs a module name")
+        args.module, args.rest = program[1], program[2:]
+    else:
+        args.rest = program
+    if args.module is None and not args.rest:
+        parser.error("give a script to run, or -m MODULE")
+    try:
+        from jitcheck.debug.hook import hooked_packages
+        from jitcheck.debug.mode import enable
+        from jitcheck.debug.settings import package_names
+        from jitcheck.debug.switch import enable_from_environment
+
+        enable_from_environment()
+        packages = [p for p in package_names(args.packages, "--packages") if p not in hooked_packages()]
+        enable(packages, max_traces=args.max_traces, on_retrace=args.on_retrace)
+    except (DebugSettingError, RuntimeError, ValueError) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    status = 0
+    try:
+        if args.module is not None:
+            sys.argv = [args.module, *args.rest]
+            runpy.run_module(args.module, run_name="__main__", alter_sys=True)
+        else:
+            script = args.rest[0]
+            sys.argv = list(args.rest)
+            sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+            runpy.run_path(script, run_name="__main__")
+    except SystemExit as exit_:
+        code = exit_.code
+        status = code if isinstance(code, int) else (0 if code is None else 1)
+    finally:
+        if args.report:
+            _print_report()
+    return status
+
+
+def _print_report() -> None:
+    from jitcheck.debug.hook import hooked_packages
+    from jitcheck.debug.report import from_records, render_text
+
+    print(render_text(from_records(("the program",), tuple(hooked_packages()))), file=sys.stderr)
+
+
+__all__ = ["main"]

@@ -1,0 +1,229 @@
+"""`watch`: ``jax.jit`` with every trace counted per cache key, and a retrace explained.
+
+``step = watch(step, max_traces=1, static_argnums=0)`` is ``jax.jit(step,
+static_argnums=0)`` whose traces are reported to the retrace tracker, each with its
+cache key argument by argument: the function itself, each static argument by value,
+each traced argument by shape, dtype and weak type (and pytree structure). The
+traced wrapper is kept per function, so ``watch(f)`` called again on the same (or
+an equal) function reuses jax's cache as ``jax.jit(f)`` does; rebuilt functions of
+the same code share one count, so a closure or a ``functools.partial`` built anew
+for every call is reported as the retrace it causes.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import types
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, ParamSpec, TypeVar, overload
+
+import jax
+import jax.tree_util
+
+from jitcheck.core.events import ArgumentKey, notify_trace
+from jitcheck.core.keys import describe
+from jitcheck.core.partial import ValuePartial
+from jitcheck.debug.explain import TraceKey
+from jitcheck.debug.retrace import TRACKER, Policy, RetraceReport
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_WRAPPERS_KEPT = 512
+
+
+class _Owner:
+    """Who is traced: one per function code, shared by rebuilt functions of that code."""
+
+    __slots__ = ("name", "__weakref__")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<watched {self.name}>"
+
+
+_OWNERS: dict[Hashable, _Owner] = {}
+_WRAPPERS: collections.OrderedDict[object, Callable[..., Any]] = collections.OrderedDict()
+
+
+def _identity(fn: object) -> Hashable:
+    """What stays the same when ``fn`` is built again: its code, its function, its class."""
+    if isinstance(fn, functools.partial):
+        return ("partial", _identity(fn.func))
+    if isinstance(fn, ValuePartial):
+        return ("ValuePartial", _identity(fn.func))
+    if isinstance(fn, types.MethodType):
+        return ("method", _identity(fn.__func__))
+    if isinstance(fn, types.FunctionType):
+        return ("function", fn.__module__, fn.__qualname__, fn.__code__)
+    return ("callable", type(fn))
+
+
+def _owner_for(fn: object) -> _Owner:
+    identity = _identity(fn)
+    owner = _OWNERS.get(identity)
+    if owner is None:
+        owner = _OWNERS[identity] = _Owner(describe(fn))
+    return owner
+
+
+def _array_key(leaf: Any) -> ArgumentKey:
+    aval = jax.typeof(leaf)
+    return ArgumentKey("array", (tuple(aval.shape), aval.dtype, bool(getattr(aval, "weak_type", False))))
+
+
+def argument_keys(path: str, value: Any) -> list[tuple[str, ArgumentKey]]:
+    """One argument's part of the cache key: static by value, traced by shape, dtype and structure."""
+    leaves_with_paths, tree = jax.tree_util.tree_flatten_with_path(value)
+    leaves = [leaf for _, leaf in leaves_with_paths]
+    if not leaves:
+        return [(path, ArgumentKey("tree", tree))]
+    if not all(isinstance(leaf, jax.core.Tracer) for leaf in leaves):
+        return [(path, ArgumentKey("static", value))]
+    if jax.tree_util.treedef_is_leaf(tree):
+        return [(path, _array_key(leaves[0]))]
+    keys = [(path, ArgumentKey("tree", tree))]
+    keys += [(path + jax.tree_util.keystr(p), _array_key(leaf)) for p, leaf in leaves_with_paths]
+    return keys
+
+
+def _positional_names(fn: Callable[..., Any]) -> tuple[str, ...]:
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return tuple(p.name for p in parameters if p.kind in kinds)
+
+
+def call_key(fn: object, names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]) -> TraceKey:
+    """The cache key of one traced call: the function, then each argument by name."""
+    parts: list[tuple[str, ArgumentKey]] = [("function", ArgumentKey("static", fn))]
+    for i, value in enumerate(args):
+        parts += argument_keys(names[i] if i < len(names) else f"args[{i}]", value)
+    for name, value in kwargs.items():
+        parts += argument_keys(name, value)
+    return tuple(parts)
+
+
+def _make_traced(fn: Callable[..., Any], owner: _Owner) -> Callable[..., Any]:
+    names = _positional_names(fn)
+
+    @functools.wraps(fn)
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        # Runs only while jax traces: once per new cache key.
+        notify_trace(owner, owner.name, lambda: call_key(fn, names, args, kwargs))
+        return fn(*args, **kwargs)
+
+    return traced
+
+
+def _traced_for(fn: Callable[..., Any], owner: _Owner) -> Callable[..., Any]:
+    """The traced wrapper of ``fn``: the same one for the same (or an equal) function, so jax's cache is reused."""
+    try:
+        wrapper = _WRAPPERS.get(fn)
+    except TypeError:  # an unhashable callable: no reuse
+        return _make_traced(fn, owner)
+    if wrapper is None:
+        wrapper = _WRAPPERS[fn] = _make_traced(fn, owner)
+        while len(_WRAPPERS) > _WRAPPERS_KEPT:
+            _WRAPPERS.popitem(last=False)
+    else:
+        _WRAPPERS.move_to_end(fn)
+    return wrapper
+
+
+class WatchedFunction(Generic[P, R]):
+    """A function under ``jax.jit`` whose traces are counted per cache key.
+
+    Call it as the jitted function. ``traces``, ``cache_keys`` and ``reports`` tell
+    what the tracker saw for this function (shared with rebuilt functions of the
+    same code); ``jitted`` is the underlying ``jax.jit`` object (``lower``, ``trace``).
+    """
+
+    def __init__(self, fn: Callable[P, R], *, policy: Policy, jit_options: dict[str, Any]) -> None:
+        self.policy = policy
+        self._owner = _owner_for(fn)
+        TRACKER.watch_owner(self._owner, self._owner.name, policy)
+        self.jitted: Any = jax.jit(_traced_for(fn, self._owner), **jit_options)
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        result: R = self.jitted(*args, **kwargs)
+        return result
+
+    def lower(self, *args: Any, **kwargs: Any) -> Any:
+        """``jax.jit(...).lower``: lower at these arguments (a trace, counted like any other)."""
+        return self.jitted.lower(*args, **kwargs)
+
+    @property
+    def traces(self) -> int:
+        """How many times this function (or a rebuilt one of the same code) was traced."""
+        group = TRACKER.group(self._owner)
+        return 0 if group is None else group.traces
+
+    @property
+    def cache_keys(self) -> list[TraceKey]:
+        """The distinct cache keys traced, oldest first."""
+        group = TRACKER.group(self._owner)
+        return [] if group is None else list(group.keys)
+
+    @property
+    def reports(self) -> list[RetraceReport]:
+        """The retraces beyond ``max_traces`` reported for this function."""
+        group = TRACKER.group(self._owner)
+        return [] if group is None else list(group.reports)
+
+
+def _is_jitted(fn: object) -> bool:
+    return all(hasattr(fn, name) for name in ("lower", "trace", "__wrapped__")) and not isinstance(fn, WatchedFunction)
+
+
+@overload
+def watch(
+    fn: Callable[P, R], /, *, max_traces: int = 1, on_retrace: str | None = None, **jit_options: Any
+) -> WatchedFunction[P, R]: ...
+
+
+@overload
+def watch(
+    fn: None = None, /, *, max_traces: int = 1, on_retrace: str | None = None, **jit_options: Any
+) -> Callable[[Callable[P, R]], WatchedFunction[P, R]]: ...
+
+
+def watch(
+    fn: Callable[P, R] | None = None, /, *, max_traces: int = 1, on_retrace: str | None = None, **jit_options: Any
+) -> WatchedFunction[P, R] | Callable[[Callable[P, R]], WatchedFunction[P, R]]:
+    """``jax.jit(fn, **jit_options)`` with its traces counted; a retrace beyond ``max_traces`` is explained.
+
+    The report (rule JC503) names each argument whose part of the cache key changed
+    and how: shape, dtype, weak type, pytree structure, static value, or the
+    function itself; and the rule of the cause with its fix where one applies (a
+    rebuilt ``functools.partial``: JC102, use `jitcheck.ValuePartial`). ``on_retrace``
+    is ``"warn"`` (a `RetraceWarning`), ``"raise"`` (a `RetraceError` from the call)
+    or ``"record"``; None takes debug mode's setting (``"warn"`` unless configured).
+    Works with or without debug mode. Usable as ``@watch`` or ``@watch(max_traces=2,
+    static_argnums=0)``.
+    """
+    policy = Policy(max_traces, on_retrace if on_retrace is not None else TRACKER.default.on_retrace)
+
+    def wrap(function: Callable[P, R]) -> WatchedFunction[P, R]:
+        if isinstance(function, WatchedFunction):
+            raise TypeError("this function is already watched; watch the plain function once")
+        if _is_jitted(function):
+            raise TypeError(
+                "watch takes the plain function and jax.jit's options, e.g. watch(step, static_argnums=0), "
+                f"not a function already under jax.jit ({describe(function)})"
+            )
+        if not callable(function):
+            raise TypeError(f"watch needs a callable, got {type(function).__name__}")
+        return WatchedFunction(function, policy=policy, jit_options=dict(jit_options))
+
+    return wrap if fn is None else wrap(fn)
+
+
+__all__ = ["WatchedFunction", "argument_keys", "call_key", "watch"]
