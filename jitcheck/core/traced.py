@@ -247,4 +247,4 @@ def input_specs(values: Mapping[Any, Any]) -> OrderedMap[Any, Any]:
     return OrderedMap((place, shape_of(value)) for place, value in values.items())
 
 
-__all__ = ["GraphWithValues", "Traced", "input_specs", "shape_of", "trace_graph"]
+__all__ = ["GraphWithValues", "Traced", "input_specs", "shape_dtype", "shape_of", "trace_graph"]
