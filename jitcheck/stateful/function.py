@@ -44,6 +44,14 @@ _NO_STATIC: tuple[tuple[int, Any], ...] = ()
 _RETRIES = 8
 
 
+def _name(fun: Callable[..., Any]) -> str:
+    """The function's name for messages: its qualified name, or its bare name for a nested one."""
+    text = describe(fun)
+    if "<locals>" in text:
+        return str(getattr(fun, "__name__", text))
+    return text
+
+
 def _location(fun: Callable[..., Any]) -> str:
     code = getattr(fun, "__code__", None)
     if code is None:
@@ -84,7 +92,7 @@ class StatefulFunction:
         if not callable(fun):
             raise TypeError(f"StatefulFunction needs a callable, got {type(fun).__name__} {fun!r}")
         self.fun = fun
-        self.name = name if name is not None else describe(fun)
+        self.name = name if name is not None else _name(fun)
         if abstracted_axes is not None:
             raise ValueError(
                 f"StatefulFunction `{self.name}`: abstracted_axes={abstracted_axes!r} is not supported. "
@@ -98,7 +106,10 @@ class StatefulFunction:
                 "(both key the cache on the static arguments and the dynamic arguments' shapes and dtypes)"
             )
         self.state_returns = self._state_returns(state_returns)
-        self._spec = ArgumentSpec.build(fun, self.name, static_argnums, static_argnames)
+        self._where = _location(fun)
+        self._spec = ArgumentSpec.build(
+            fun, self.name, f"StatefulFunction `{self.name}`{self._where}", static_argnums, static_argnames
+        )
         self.static_argnums: tuple[int, ...] = tuple(sorted(self._spec.positions)) + tuple(sorted(self._spec.from_end))
         self.static_argnames: tuple[str, ...] = tuple(sorted(self._spec.names))
         self.axis_env: tuple[tuple[Hashable, int], ...] | None = None if axis_env is None else tuple(axis_env)
@@ -109,7 +120,6 @@ class StatefulFunction:
         self._get = self._cache.get
         self._lock = threading.RLock()
         self._traces = 0
-        self._where = _location(fun)
 
     @property
     def maxsize(self) -> int:
@@ -238,7 +248,7 @@ class StatefulFunction:
             if isinstance(leaf, State)
         ]
         if returned:
-            raise StateArgumentRefused(f"StatefulFunction `{self.name}`{self._where}", returned)
+            raise StateArgumentRefused(self._spec.subject, returned)
 
     # ---- reading the cache -----------------------------------------------------------
 

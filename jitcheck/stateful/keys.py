@@ -118,6 +118,8 @@ class ArgumentSpec:
     """
 
     function: str
+    subject: str
+    """How refusals name the function: ``StatefulFunction `step` (model.py:12)``."""
     positions: frozenset[int]
     from_end: frozenset[int]
     names: frozenset[str]
@@ -132,6 +134,7 @@ class ArgumentSpec:
         cls,
         fun: Callable[..., Any],
         function: str,
+        subject: str,
         static_argnums: int | Iterable[int] | None,
         static_argnames: str | Iterable[str] | None,
     ) -> ArgumentSpec:
@@ -145,6 +148,7 @@ class ArgumentSpec:
         if signature is None:
             return cls(
                 function,
+                subject,
                 frozenset(i for i in nums if i >= 0),
                 frozenset(i for i in nums if i < 0),
                 frozenset(names),
@@ -191,7 +195,7 @@ class ArgumentSpec:
                 positions.add(index)
             if index in positions and param.kind is kinds.POSITIONAL_OR_KEYWORD:
                 static_names.add(param.name)
-        return cls(function, frozenset(positions), frozenset(from_end), frozenset(static_names))
+        return cls(function, subject, frozenset(positions), frozenset(from_end), frozenset(static_names))
 
     def static_positions(self, count: int) -> frozenset[int]:
         """The static positions of a call with ``count`` positional arguments."""
@@ -241,7 +245,7 @@ class ArgumentSpec:
         split = self.split(args, kwargs)
         problems = list(self.static_violations(split))
         if problems:
-            raise StaticArgumentRefused(f"StatefulFunction `{self.function}`", problems)
+            raise StaticArgumentRefused(self.subject, problems)
         paths, leaves, tree = self.dynamic_leaves(split)
         states = [
             found(rules.STATE_AS_ARGUMENT, path, where=f"passed as the traced argument {path} of `{self.function}`")
@@ -249,7 +253,7 @@ class ArgumentSpec:
             if isinstance(leaf, State)
         ]
         if states:
-            raise StateArgumentRefused(f"StatefulFunction `{self.function}`", states)
+            raise StateArgumentRefused(self.subject, states)
         for path, leaf in zip(paths, leaves):
             if not is_data_leaf(leaf) and not isinstance(leaf, jax.ShapeDtypeStruct):
                 raise TypeError(
@@ -322,7 +326,8 @@ class ArgumentSpec:
 
 def _dynamic_argument(path: str, value: Any) -> list[tuple[str, ArgumentKey]]:
     with_paths, tree = jax.tree_util.tree_flatten_with_path(value)
-    entries = [(path, ArgumentKey("tree", tree))]
+    bare_leaf = len(with_paths) == 1 and not with_paths[0][0]
+    entries = [] if bare_leaf else [(path, ArgumentKey("tree", tree))]
     for leaf_path, leaf in with_paths:
         aval = aval_of(leaf) if is_data_leaf(leaf) else jax.typeof(leaf)
         entries.append(
