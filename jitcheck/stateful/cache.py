@@ -49,6 +49,14 @@ class BoundedCache(Generic[V]):
         slot.used = next(self._clock)
         return slot.value
 
+    def hit_path(self) -> tuple[dict[Hashable, _Slot[V]], itertools.count[int]]:
+        """The slot map and clock, for a caller that inlines `get` on its hot path.
+
+        A slot found in the map is marked used with ``slot.used = next(clock)``; the
+        map must never be written through this view.
+        """
+        return self._slots, self._clock
+
     def peek(self, key: Hashable) -> V | None:
         """The entry under ``key`` without touching its recency, or None."""
         slot = self._slots.get(key)

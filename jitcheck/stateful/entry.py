@@ -49,22 +49,25 @@ class WrittenState:
     tree: Any
 
 
-@dataclasses.dataclass(frozen=True, eq=False, slots=True)
+@dataclasses.dataclass(eq=False, slots=True)
 class Entry:
-    """One cache key's trace: the jaxpr, what it reads and writes, and its compiled program."""
+    """One cache key's trace: the jaxpr, what it reads and writes, and its compiled program.
 
-    jaxpr: Any
-    """The ClosedJaxpr as `StatefulFunction.get_jaxpr` returns it: inputs are the dynamic
-    leaves then every state leaf; outputs the function's leaves then the leaves of the
-    states ``state_returns`` selects."""
-    out_shapes: Any
-    """``(output shapes, [shapes of the states returned])``, as ShapeDtypeStructs."""
-    out_treedef: Any
-    """The tree of ``out_shapes``: unflattens the jaxpr's outputs."""
+    Treat it as immutable. Only ``program`` changes, once: the first call builds the
+    ``jax.jit`` wrapper (so a trace never called, like `StatefulFunction.make_jaxpr`'s,
+    pays for no jit). The public views (`public_jaxpr`, `out_shapes`, `out_treedef`)
+    are built when first asked for, off the tracing path.
+    """
+
+    closed: Any
+    """The traced ClosedJaxpr: inputs are the dynamic leaves then every state leaf;
+    outputs the function's leaves then the leaves of the states written."""
     result_tree: Any
     record: Record
     states: tuple[State, ...]
     """Every State read or written, in the order the function first used them."""
+    state_trees: tuple[Any, ...]
+    state_counts: tuple[int, ...]
     returned: tuple[bool, ...]
     """Per state: whether `jaxpr_call` returns its value (``state_returns``)."""
     n_args: int
@@ -80,6 +83,8 @@ class Entry:
     cacheable: bool
     """False when the jaxpr closed over a tracer of an enclosing transformation."""
     program: Callable[..., Any]
+    """The compiled program (after the first call; before it, the function that compiles it)."""
+    _public: Any = None
 
     @property
     def read_states(self) -> tuple[State, ...]:
@@ -95,8 +100,36 @@ class Entry:
             return results[0]
         return self.result_tree.unflatten(results[: self.n_out])
 
+    def public_jaxpr(self) -> Any:
+        """The ClosedJaxpr `StatefulFunction.get_jaxpr` shows: its outputs are the function's
+        leaves, then the leaves of the states ``state_returns`` selects, in order (a State
+        only read is returned as its input)."""
+        if self._public is None:
+            jaxpr = self.closed.jaxpr
+            keep = list(jaxpr.outvars[: self.n_out])
+            written_at = self.n_out
+            read_at = self.n_args
+            for was_written, is_returned, count in zip(self.record.written, self.returned, self.state_counts):
+                source = jaxpr.outvars[written_at : written_at + count] if was_written else jaxpr.invars[read_at : read_at + count]
+                if is_returned:
+                    keep.extend(source)
+                written_at += count if was_written else 0
+                read_at += count
+            self._public = jex.ClosedJaxpr(jaxpr.replace(outvars=keep), self.closed.consts)
+        return self._public
 
-def _program(closed: Any, name: str, n_out: int, write_leaves: tuple[int, ...]) -> Callable[..., tuple[Any, ...]]:
+    def out_shapes(self) -> tuple[Any, list[Any]]:
+        """``(output shapes, [shapes of the States returned])`` as ShapeDtypeStructs."""
+        out = self.result_tree.unflatten([_shape(aval) for aval in self.closed.out_avals[: self.n_out]])
+        states = [jax.tree_util.tree_map(_shape, avals) for avals, r in zip(self.record.avals, self.returned) if r]
+        return out, states
+
+    def out_treedef(self) -> Any:
+        """The tree that unflattens the public jaxpr's outputs into ``(output, [State values])``."""
+        return structure(self.out_shapes())
+
+
+def _program(closed: Any, name: str) -> Callable[..., tuple[Any, ...]]:
     """The evaluation of ``closed`` that checks its inputs' shapes and dtypes first."""
     evaluate = jex.jaxpr_as_fun(closed)
     expected = tuple(closed.in_avals)
@@ -116,70 +149,88 @@ def _program(closed: Any, name: str, n_out: int, write_leaves: tuple[int, ...]) 
             if aval.weak_type and not want.weak_type:
                 leaf = jax.lax.convert_element_type(leaf, want.dtype)
             fitted.append(leaf)
-        results = evaluate(*fitted)
-        return (*results[:n_out], *(results[n_out + i] for i in write_leaves))
+        return tuple(evaluate(*fitted))
 
     run.__name__ = run.__qualname__ = f"stateful({name})"
     return run
 
 
+_LEAF = structure(0)
+
+
+class _ListTrees(dict[int, Any]):
+    """The tree of a list of ``n`` single leaves, built once per ``n``."""
+
+    def __missing__(self, n: int) -> Any:
+        tree = self[n] = structure([0] * n)
+        return tree
+
+
+_LEAVES = _ListTrees()
+
+
+def _shape(aval: Any) -> jax.ShapeDtypeStruct:
+    return jax.ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)  # type: ignore[no-untyped-call]
+
+
+def _tree_and_count(avals: Any) -> tuple[Any, int]:
+    if isinstance(avals, jax.core.ShapedArray):
+        return _LEAF, 1
+    tree = structure(avals)
+    return tree, tree.num_leaves
+
+
 def build(
     name: str,
     closed: Any,
-    out_shapes: Any,
-    state_shapes: list[Any],
+    result_tree: Any,
     record: Record,
     n_args: int,
     state_returns: tuple[str, ...],
 ) -> Entry:
-    """An entry from a finished trace whose outputs are ``(output, [every state's value])``."""
-    result_tree = structure(out_shapes)
+    """An entry from a finished trace whose outputs are ``(output, [each written state's value])``."""
     n_out = result_tree.num_leaves
-    state_leaf_counts = [structure(avals).num_leaves for avals in record.avals]
+    trees_and_counts = [_tree_and_count(avals) for avals in record.avals]
     returned = tuple(("write" if written else "read") in state_returns for written in record.written)
 
     written: list[WrittenState] = []
-    write_leaves: list[int] = []
-    offset = 0
     out_offset = n_out
-    for state, was_written, avals, count in zip(record.states, record.written, record.avals, state_leaf_counts):
+    for state, was_written, (tree, count) in zip(record.states, record.written, trees_and_counts):
         if was_written:
-            written.append(WrittenState(state, out_offset, out_offset + count, structure(avals)))
-            write_leaves.extend(range(offset, offset + count))
+            written.append(WrittenState(state, out_offset, out_offset + count, tree))
             out_offset += count
-        offset += count
-
-    jaxpr = closed
-    if not all(returned):
-        outvars = closed.jaxpr.outvars
-        keep = list(outvars[:n_out])
-        position = n_out
-        for is_returned, count in zip(returned, state_leaf_counts):
-            if is_returned:
-                keep.extend(outvars[position : position + count])
-            position += count
-        jaxpr = jex.ClosedJaxpr(closed.jaxpr.replace(outvars=keep), closed.consts)
-    public_shapes = (out_shapes, [shape for shape, r in zip(state_shapes, returned) if r])
 
     cacheable = not any(isinstance(const, Tracer) for const in closed.consts)
-    program = _program(closed, name, n_out, tuple(write_leaves))
-    state_tree = structure(list(record.avals))
-    plain_writes = all(w.stop - w.start == 1 and w.tree.num_nodes == 1 for w in written)
-    return Entry(
-        jaxpr=jaxpr,
-        out_shapes=public_shapes,
-        out_treedef=structure(public_shapes),
+    run = _program(closed, name)
+    plain_states = all(tree is _LEAF for tree, _ in trees_and_counts)
+    plain_writes = all(w.tree is _LEAF for w in written)
+    entry = Entry(
+        closed=closed,
         result_tree=result_tree,
         record=record,
         states=record.states,
+        state_trees=tuple(tree for tree, _ in trees_and_counts),
+        state_counts=tuple(count for _, count in trees_and_counts),
         returned=returned,
         n_args=n_args,
         n_out=n_out,
         single_out=n_out == 1 and result_tree.num_nodes == 1,
-        state_tree=state_tree,
-        plain_states=all(count == 1 and structure(a).num_nodes == 1 for a, count in zip(record.avals, state_leaf_counts)),
+        state_tree=_LEAVES[len(record.avals)] if plain_states else structure(list(record.avals)),
+        plain_states=plain_states,
         written=tuple(written),
         write_pairs=tuple((w.state, w.start) for w in written) if plain_writes else (),
         cacheable=cacheable,
-        program=jax.jit(program) if cacheable else program,
+        program=run,
     )
+    if cacheable:
+        entry.program = _compile_on_first_call(entry, run)
+    return entry
+
+
+def _compile_on_first_call(entry: Entry, run: Callable[..., Any]) -> Callable[..., Any]:
+    def first_call(*flat: Any) -> Any:
+        compiled = jax.jit(run)
+        entry.program = compiled
+        return compiled(*flat)
+
+    return first_call

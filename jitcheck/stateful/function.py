@@ -117,7 +117,7 @@ class StatefulFunction:
         self.cache_type = cache_type
         self._plain = self._spec.plain
         self._cache: BoundedCache[Entry] = BoundedCache(maxsize)
-        self._get = self._cache.get
+        self._slots, self._clock = self._cache.hit_path()
         self._lock = threading.RLock()
         self._traces = 0
 
@@ -209,29 +209,29 @@ class StatefulFunction:
         fun = self.fun
         owner = self.name
         static_kwargs = dict(split.static_kwargs or ())
-        found_record: list[Record] = []
+        found: list[tuple[Record, Any]] = []
 
         def traced(dynamic_args: tuple[Any, ...], dynamic_kwargs: dict[str, Any]) -> tuple[Any, list[Any]]:
             frame = Frame(owner, jaxinternals.current_trace(), parent)
             token = _CURRENT.set(frame)
             try:
                 out = fun(*split.rebuild(dynamic_args), **dynamic_kwargs, **static_kwargs)
-                self._refuse_returned_states(out)
-                state_values = frame.state_values()
-                found_record.append(frame.record())
-                return out, state_values
+                out_leaves, out_tree = _flatten(out)
+                if any(isinstance(leaf, State) for leaf in out_leaves):
+                    self._refuse_returned_states(out)
+                written_values = frame.written_values()
+                found.append((frame.record(), out_tree))
+                return out, written_values
             finally:
                 _CURRENT.reset(token)
                 frame.close()
 
         traced.__name__ = traced.__qualname__ = owner.replace("<", "").replace(">", "")
         dynamic_args, dynamic_kwargs = split.traced()
-        closed, (out_shapes, state_shapes) = jax.make_jaxpr(traced, axis_env=self.axis_env, return_shape=True)(
-            dynamic_args, dynamic_kwargs
-        )
-        record = found_record[0]
-        n_args = len(jax.tree_util.tree_leaves((dynamic_args, dynamic_kwargs)))
-        fresh = entries.build(self.name, closed, out_shapes, state_shapes, record, n_args, self.state_returns)
+        closed = jax.make_jaxpr(traced, axis_env=self.axis_env)(dynamic_args, dynamic_kwargs)
+        record, out_tree = found[0]
+        n_args = len(closed.in_avals) - sum(len(jax.tree_util.tree_leaves(avals)) for avals in record.avals)
+        fresh = entries.build(self.name, closed, out_tree, record, n_args, self.state_returns)
         self._traces += 1
         notify_trace(self, self.name, lambda: self._spec.trace_arguments(split) + _state_arguments(record))
         return fresh
@@ -281,15 +281,15 @@ class StatefulFunction:
         `get_states` in order; its outputs the function's leaves, then the leaves of
         the States ``state_returns`` selects, in the same order.
         """
-        return self._entry(cache_key).jaxpr
+        return self._entry(cache_key).public_jaxpr()
 
     def get_out_shapes(self, cache_key: Hashable = ()) -> Any:
         """``(output shapes, [shapes of the States returned])`` as ShapeDtypeStructs."""
-        return self._entry(cache_key).out_shapes
+        return self._entry(cache_key).out_shapes()
 
     def get_out_treedef(self, cache_key: Hashable = ()) -> Any:
         """The tree that unflattens the jaxpr's outputs into ``(output, [State values])``."""
-        return self._entry(cache_key).out_treedef
+        return self._entry(cache_key).out_treedef()
 
     def get_states(self, cache_key: Hashable = ()) -> tuple[State, ...]:
         """Every State the function reads or writes, in the order it first used them."""
@@ -417,21 +417,33 @@ class StatefulFunction:
                 key: Any = (_NO_STATIC, None, tree, tuple([leaf.aval for leaf in leaves]))
             else:
                 key, leaves = self._spec.fast_key(args, kwargs)
-            entry = self._get(key)
+            slot = self._slots.get(key)
         except (AttributeError, TypeError):
-            entry = None
-        if entry is None or not entry.plain_states or _CURRENT.get() is not None:
+            slot = None
+        if slot is None or _CURRENT.get() is not None:
             return self._call_auto(args, kwargs)
+        slot.used = next(self._clock)
+        entry = slot.value
+        if entry.plain_states:
+            leaves += [state._value for state in entry.states]
+        else:
+            state_leaves, state_tree = _flatten([state._value for state in entry.states])
+            if state_tree != entry.state_tree:
+                return self._call_auto(args, kwargs)
+            leaves += state_leaves
         try:
-            results = entry.program(*leaves, *[state._value for state in entry.states])
+            results = entry.program(*leaves)
         except (Stale, TypeError):
             return self._call_auto(args, kwargs)
         if entry.written:
-            if entry.write_pairs and type(results[entry.n_out]) is _ArrayImpl:
+            if len(results) > entry.n_out and type(results[entry.n_out]) is not _ArrayImpl:
+                self._write_back(entry, results, None)  # a tracer: refused there
+            elif entry.write_pairs:
                 for state, index in entry.write_pairs:
                     state._value = results[index]
             else:
-                self._write_back(entry, results, None)
+                for written in entry.written:
+                    written.state._value = written.tree.unflatten(results[written.start : written.stop])
         if entry.single_out:
             return results[0]
         return entry.result_tree.unflatten(results[: entry.n_out])

@@ -21,16 +21,19 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 import jax
+import numpy as np
 
 from jitcheck import rules
 from jitcheck.core.events import ArgumentKey
 from jitcheck.core.keys import key_problems
 from jitcheck.core.violations import Violation
 from jitcheck.stateful.errors import StateArgumentRefused, StaticArgumentRefused, found
+from jitcheck.stateful.jaxinternals import Tracer
 from jitcheck.stateful.state import State
 from jitcheck.stateful.values import aval_of, is_data_leaf, short
 
 _flatten = jax.tree_util.tree_flatten
+_TRACEABLE = (jax.Array, np.ndarray, np.generic, bool, int, float, complex, jax.ShapeDtypeStruct, Tracer)
 
 
 class CacheKey(NamedTuple):
@@ -141,6 +144,8 @@ class ArgumentSpec:
         """Bind the static arguments of ``fun`` through its signature (when it has one)."""
         nums = _ensure_ints(static_argnums)
         names = _ensure_strs(static_argnames)
+        if not nums and not names:
+            return cls(function, subject, frozenset(), frozenset(), frozenset())
         try:
             signature: inspect.Signature | None = inspect.signature(fun)
         except (TypeError, ValueError):
@@ -243,10 +248,20 @@ class ArgumentSpec:
         and TypeError naming a dynamic leaf that is not an array or number.
         """
         split = self.split(args, kwargs)
-        problems = list(self.static_violations(split))
-        if problems:
-            raise StaticArgumentRefused(self.subject, problems)
-        paths, leaves, tree = self.dynamic_leaves(split)
+        if split.static_args or split.static_kwargs:
+            problems = list(self.static_violations(split))
+            if problems:
+                raise StaticArgumentRefused(self.subject, problems)
+        target: Any = split.dynamic_args if split.dynamic_kwargs is None else (split.dynamic_args, split.dynamic_kwargs)
+        leaves, tree = _flatten(target)
+        if not all(isinstance(leaf, _TRACEABLE) and not isinstance(leaf, State) for leaf in leaves):
+            self._refuse_dynamic(split)
+        key = CacheKey(split.static_args, split.static_kwargs, tree, tuple([jax.typeof(leaf) for leaf in leaves]))
+        return key, leaves, split
+
+    def _refuse_dynamic(self, split: Split) -> None:
+        """Raise for the States and untraceable values among the dynamic leaves, naming each path."""
+        paths, leaves, _ = self.dynamic_leaves(split)
         states = [
             found(rules.STATE_AS_ARGUMENT, path, where=f"passed as the traced argument {path} of `{self.function}`")
             for path, leaf in zip(paths, leaves)
@@ -255,14 +270,12 @@ class ArgumentSpec:
         if states:
             raise StateArgumentRefused(self.subject, states)
         for path, leaf in zip(paths, leaves):
-            if not is_data_leaf(leaf) and not isinstance(leaf, jax.ShapeDtypeStruct):
+            if not isinstance(leaf, _TRACEABLE):
                 raise TypeError(
                     f"argument {path} of `{self.function}` is a {type(leaf).__name__}, which jax cannot trace; "
                     f"pass arrays, numbers or ShapeDtypeStructs (or containers of them), or make the argument "
                     f"static with {self._static_hint(path)}"
                 )
-        key = CacheKey(split.static_args, split.static_kwargs, tree, tuple(jax.typeof(leaf) for leaf in leaves))
-        return key, leaves, split
 
     def _static_hint(self, path: str) -> str:
         if path.startswith("args["):

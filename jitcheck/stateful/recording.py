@@ -107,16 +107,20 @@ class Frame:
 
     def _admit(self, state: State) -> Any:
         current = self.parent.peek(state) if self.parent is not None else state._concrete()
-        avals = jax.tree_util.tree_map(strong_aval, current)
-        inputs = jax.tree_util.tree_map(lambda aval: jaxinternals.new_input(self.trace, aval), avals)
+        if type(current) is jaxinternals.ArrayImpl or isinstance(current, jaxinternals.Tracer):
+            avals = strong_aval(current)  # one array: no tree to walk
+            inputs = jaxinternals.new_input(self.trace, avals)
+        else:
+            avals = jax.tree_util.tree_map(strong_aval, current)
+            inputs = jax.tree_util.tree_map(lambda aval: jaxinternals.new_input(self.trace, aval), avals)
         self.values[state] = inputs
         self.avals[state] = avals
         self.order.append(state)
         return inputs
 
-    def state_values(self) -> list[Any]:
-        """The current value of every input state, in order (the trace's state outputs)."""
-        return [self.values[state] for state in self.order]
+    def written_values(self) -> list[Any]:
+        """The value of every written state, in order (the trace's state outputs)."""
+        return [self.values[state] for state in self.order if state in self.written]
 
     def record(self) -> Record:
         """What this trace found, with no tracer in it."""

@@ -124,6 +124,10 @@ def conform(state: str, old: Any, new: Any) -> Any:
     promote it to that dtype; anything else of another structure, shape or dtype is
     refused with `StateShapeError` (JC602).
     """
+    if isinstance(new, Tracer) and isinstance(old, Tracer):
+        old_aval, new_aval = old.aval, new.aval  # the common write inside a trace
+        if old_aval.shape == new_aval.shape and old_aval.dtype == new_aval.dtype and not new_aval.weak_type:
+            return new
     old_leaves, old_tree = flatten(old)
     new_leaves, new_tree = flatten(new)
     if old_tree != new_tree:

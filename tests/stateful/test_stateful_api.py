@@ -260,3 +260,22 @@ def test_a_function_with_pytree_arguments_and_outputs() -> None:
     y, _ = sf({"x": jnp.ones((4, 2))}, 0.5)
     np.testing.assert_allclose(y, np.full((4, 3), 2.0))
     assert sf.cache_info()["traces"] == 1
+
+
+def test_states_with_empty_and_nested_values() -> None:
+    empty = State({}, name="empty")
+    nested = State({"a": (jnp.zeros(2), jnp.ones(())), "b": [jnp.zeros(1)]}, name="nested")
+
+    def f(x: jax.Array) -> jax.Array:
+        empty.value = {}
+        a, s = nested.value["a"]
+        nested.value = {"a": (a + x, s * 2), "b": nested.value["b"]}
+        return a.sum()
+
+    sf = StatefulFunction(f)
+    for _ in range(2):
+        sf(jnp.ones(2))
+    assert empty.value == {}
+    np.testing.assert_allclose(nested.value["a"][0], [2.0, 2.0])
+    np.testing.assert_allclose(nested.value["a"][1], 4.0)
+    assert sf.get_write_states() == (empty, nested)

@@ -15,7 +15,7 @@ def _no_tracer_cached(sf: StatefulFunction) -> None:
     for key in sf._cache.keys():
         entry = sf._cache.peek(key)
         assert entry is not None
-        assert not any(isinstance(c, Tracer) for c in entry.jaxpr.consts)
+        assert not any(isinstance(c, Tracer) for c in entry.closed.consts)
         assert not any(isinstance(a, Tracer) for a in key[3])
 
 
