@@ -264,9 +264,7 @@ class StatefulFunction:
         if not known:
             listed = "none: it has not been traced (call make_jaxpr or the function first)"
         else:
-            listed = "\n".join(
-                f"  {k.describe() if isinstance(k, CacheKey) else CacheKey(*k).describe()}" for k in known  # type: ignore[misc]
-            )
+            listed = "\n".join(f"  {CacheKey(*k).describe()}" for k in known)  # type: ignore[misc]
             listed = f"{len(known)}:\n{listed}"
         shown = cache_key.describe() if isinstance(cache_key, CacheKey) else repr(cache_key)
         raise UnknownCacheKey(
@@ -414,7 +412,11 @@ class StatefulFunction:
         try:
             if self._plain and not kwargs:
                 leaves, tree = _flatten(args)
-                key: Any = (_NO_STATIC, None, tree, tuple([leaf.aval for leaf in leaves]))
+                try:
+                    avals = tuple([leaf.aval for leaf in leaves])
+                except AttributeError:  # numbers, numpy arrays: slower, still exact
+                    avals = tuple([jax.typeof(leaf) for leaf in leaves])
+                key: Any = (_NO_STATIC, None, tree, avals)
             else:
                 key, leaves = self._spec.fast_key(args, kwargs)
             slot = self._slots.get(key)

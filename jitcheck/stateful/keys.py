@@ -33,7 +33,7 @@ from jitcheck.stateful.state import State
 from jitcheck.stateful.values import aval_of, is_data_leaf, short
 
 _flatten = jax.tree_util.tree_flatten
-_TRACEABLE = (jax.Array, np.ndarray, np.generic, bool, int, float, complex, jax.ShapeDtypeStruct, Tracer)
+_TRACEABLE = (jax.Array, np.ndarray, np.number, np.bool_, bool, int, float, complex, jax.ShapeDtypeStruct, Tracer)
 
 
 class CacheKey(NamedTuple):
@@ -229,16 +229,20 @@ class ArgumentSpec:
     def fast_key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], list[Any]]:
         """The cache key of a call and its dynamic leaves, computed only.
 
-        Raises AttributeError (a leaf that is not a jax array or tracer) or TypeError
-        (an unhashable static value, when the key is hashed); the caller then uses
-        :meth:`checked_key` for the same call.
+        Raises TypeError (a leaf jax cannot trace, a State, or an unhashable static
+        value when the key is hashed); the caller then uses :meth:`checked_key` for
+        the same call, which names the problem.
         """
         split = self.split(args, kwargs)
         if split.dynamic_kwargs is None:
             leaves, tree = _flatten(split.dynamic_args)
         else:
             leaves, tree = _flatten((split.dynamic_args, split.dynamic_kwargs))
-        return (split.static_args, split.static_kwargs, tree, tuple([leaf.aval for leaf in leaves])), leaves
+        try:
+            avals = tuple([leaf.aval for leaf in leaves])
+        except AttributeError:  # numbers, numpy arrays
+            avals = tuple([jax.typeof(leaf) for leaf in leaves])
+        return (split.static_args, split.static_kwargs, tree, avals), leaves
 
     def checked_key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[CacheKey, list[Any], Split]:
         """The cache key of a call, its dynamic leaves and its split, every argument checked.

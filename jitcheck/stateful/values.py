@@ -36,7 +36,7 @@ def structure(value: Any) -> Any:
 
 def is_data_leaf(leaf: object) -> bool:
     """True for what a State (or a traced argument) may hold at a leaf: arrays and numbers."""
-    return isinstance(leaf, (jax.Array, np.ndarray, np.generic, Tracer, *_NUMBERS))
+    return isinstance(leaf, (jax.Array, np.ndarray, np.number, np.bool_, Tracer, *_NUMBERS))
 
 
 def aval_of(leaf: Any) -> Any:

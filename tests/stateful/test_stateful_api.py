@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.extend.core as jex
 import jax.numpy as jnp
@@ -279,3 +281,26 @@ def test_states_with_empty_and_nested_values() -> None:
     np.testing.assert_allclose(nested.value["a"][0], [2.0, 2.0])
     np.testing.assert_allclose(nested.value["a"][1], 4.0)
     assert sf.get_write_states() == (empty, nested)
+
+
+def test_numbers_and_numpy_arrays_are_dynamic_arguments_keyed_by_abstract_value() -> None:
+    rate = State(jnp.ones(3), name="rate")
+    traces: list[int] = []
+
+    def f(x: Any, lr: Any) -> jax.Array:
+        traces.append(1)
+        return rate.value * x * lr
+
+    sf = StatefulFunction(f)
+    np.testing.assert_allclose(sf(np.ones(3, np.float32), 0.5), [0.5, 0.5, 0.5])
+    np.testing.assert_allclose(sf(np.full(3, 2.0, np.float32), 0.25), [0.5, 0.5, 0.5])
+    assert len(traces) == 1  # a new number is a new value, not a new key
+    assert sf.get_arg_cache_key(np.ones(3, np.float32), 0.5) == sf.get_arg_cache_key(jnp.ones(3), 0.1)
+
+
+def test_an_argument_jax_cannot_trace_is_refused_naming_it_and_the_static_fix() -> None:
+    sf = StatefulFunction(lambda x, mode: x)
+    with pytest.raises(TypeError) as raised:
+        sf(jnp.ones(2), {"mode": "train"})
+    text = str(raised.value)
+    assert "argument args[1]['mode']" in text and "is a str" in text and "static_argnums=1" in text
