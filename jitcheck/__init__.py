@@ -49,7 +49,8 @@ if TYPE_CHECKING:
     from jitcheck.core.partial import ValuePartial
     from jitcheck.core.traced import GraphWithValues, Traced
     from jitcheck.core.violations import Refused, ReturnedUnlike, TraceFailed, Violation
-    from jitcheck.stateful import State, StatefulFunction
+    from jitcheck.stateful import State as State
+    from jitcheck.stateful import StatefulFunction as StatefulFunction
 
 
 def __getattr__(name: str) -> Any:

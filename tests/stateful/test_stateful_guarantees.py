@@ -355,3 +355,21 @@ def test_cache_type_accepts_none_and_jit_only() -> None:
 def test_a_non_callable_is_refused() -> None:
     with pytest.raises(TypeError, match="needs a callable"):
         StatefulFunction(3)  # type: ignore[arg-type]
+
+
+def test_inside_a_trace_a_write_of_another_shape_and_a_reset_are_refused() -> None:
+    weight = State(jnp.ones(3), name="weight")
+
+    def grows(x: jax.Array) -> jax.Array:
+        weight.value = jnp.concatenate([weight.value, x])
+        return x
+
+    def resets(x: jax.Array) -> jax.Array:
+        weight.reset(x)
+        return x
+
+    with pytest.raises(StateShapeError, match="'weight' holds f32\\[3\\] and cannot be set to f32\\[5\\]"):
+        StatefulFunction(grows)(jnp.ones(2))
+    with pytest.raises(RuntimeError, match="reset\\(\\) was called while `resets` is being traced"):
+        StatefulFunction(resets)(jnp.ones(2))
+    np.testing.assert_allclose(weight.value, np.ones(3))
