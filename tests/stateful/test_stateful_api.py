@@ -304,3 +304,19 @@ def test_an_argument_jax_cannot_trace_is_refused_naming_it_and_the_static_fix() 
         sf(jnp.ones(2), {"mode": "train"})
     text = str(raised.value)
     assert "argument args[1]['mode']" in text and "is a str" in text and "static_argnums=1" in text
+
+
+def test_a_stateful_function_may_call_itself_with_another_static_argument() -> None:
+    step = State(jnp.ones(2), name="step")
+    calls = State(jnp.zeros(()), name="calls")
+
+    def walk(x: jax.Array, n: int) -> jax.Array:
+        calls.value = calls.value + 1
+        return x if n == 0 else walk_sf(x, n - 1) + step.value
+
+    walk_sf = StatefulFunction(walk, static_argnums=1)
+    with jax.checking_leaks():
+        np.testing.assert_allclose(walk_sf(jnp.zeros(2), 3), [3.0, 3.0])
+        np.testing.assert_allclose(walk_sf(jnp.zeros(2), 3), [3.0, 3.0])
+    np.testing.assert_allclose(calls.value, 8.0)  # four levels, twice
+    assert walk_sf.cache_info() == {"size": 4, "maxsize": 128, "traces": 4}
