@@ -30,14 +30,13 @@ from jitcheck.stateful.state import State
 from jitcheck.stateful.values import (
     aval_of,
     describe_avals,
-    flatten,
     has_tracer,
     refuse_tracer,
     structure,
 )
 from jitcheck.stateful.values import describe as describe_value
 
-_flatten = flatten
+_flatten: Callable[[Any], tuple[list[Any], Any]] = jax.tree_util.tree_flatten  # no wrapper: hit path
 _ArrayImpl = jaxinternals.ArrayImpl
 _CURRENT = recording.CURRENT
 _NO_STATIC: tuple[tuple[int, Any], ...] = ()
