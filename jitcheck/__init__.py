@@ -22,6 +22,8 @@ _EXPORTS = {
     "OrderedMap": "jitcheck.core.frozen",
     "Place": "jitcheck.core.names",
     "Refused": "jitcheck.core.violations",
+    "State": "jitcheck.stateful",
+    "StatefulFunction": "jitcheck.stateful",
     "ReturnedUnlike": "jitcheck.core.violations",
     "TraceFailed": "jitcheck.core.violations",
     "Traced": "jitcheck.core.traced",
@@ -47,6 +49,8 @@ if TYPE_CHECKING:
     from jitcheck.core.partial import ValuePartial
     from jitcheck.core.traced import GraphWithValues, Traced
     from jitcheck.core.violations import Refused, ReturnedUnlike, TraceFailed, Violation
+    from jitcheck.stateful import State as State
+    from jitcheck.stateful import StatefulFunction as StatefulFunction
 
 
 def __getattr__(name: str) -> Any:

@@ -688,6 +688,39 @@ def step(x):
     layers=(RUNTIME,),
 )
 
+# Stateful layer (jitcheck.stateful): a tracer that no StatefulFunction trace collects.
+TRACER_IN_STATE = _rule(
+    "JC604",
+    "tracer-in-state",
+    "A tracer stored in a State outside a StatefulFunction trace",
+    message="State {state} would hold a tracer of {transformation}: {where}, and the tracer dies with that transformation",
+    help="{fix}",
+    why="""
+A StatefulFunction collects the values its function writes to states and hands
+them back as concrete arrays after the call. Under any other transformation
+(`jax.jit`, `jax.grad`, `jax.vmap` of a function that is not a StatefulFunction)
+nothing collects them: the State would keep a tracer that is dead as soon as the
+transformation returns, and the next read fails far from the cause (or, worse,
+the tracer leaks into a cache).
+""",
+    example="""
+counter = State(jnp.zeros(()))
+
+def step(x):
+    counter.value = counter.value + 1
+    return x * 2
+
+jax.jit(StatefulFunction(step))(x)     # the write happens under a plain jax.jit
+""",
+    fixed="""
+sf = StatefulFunction(step)
+sf(x)                                  # a StatefulFunction compiles it already
+# or, inside jax transformations, thread the values explicitly:
+new_values, y = sf.jaxpr_call([counter.value], x)
+""",
+    layers=(RUNTIME,),
+)
+
 
 # Debug layer (jitcheck.debug): findings made while a package is imported in debug mode.
 

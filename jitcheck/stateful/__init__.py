@@ -1,0 +1,34 @@
+"""The stateful layer: `State` and `StatefulFunction`, brainstate's API made correct and fast.
+
+Modules, each with one job: `state` (State), `values` (what a State holds and how
+a write must fit), `recording` (the record of a trace in progress), `keys` (static
+arguments and cache keys), `cache` (the bounded thread-safe LRU), `entry` (one
+traced key and its compiled program), `function` (StatefulFunction), `errors`,
+and `jaxinternals` (the private jax names used, in one place).
+"""
+
+from jitcheck.stateful.errors import (
+    StateArgumentRefused,
+    StatefulError,
+    StateFromTrace,
+    StateShapeError,
+    StaticArgumentRefused,
+    TracerInState,
+    UnknownCacheKey,
+)
+from jitcheck.stateful.function import StatefulFunction
+from jitcheck.stateful.keys import CacheKey
+from jitcheck.stateful.state import State
+
+__all__ = [
+    "CacheKey",
+    "State",
+    "StateArgumentRefused",
+    "StateFromTrace",
+    "StateShapeError",
+    "StatefulError",
+    "StatefulFunction",
+    "StaticArgumentRefused",
+    "TracerInState",
+    "UnknownCacheKey",
+]
