@@ -79,12 +79,12 @@ class DataclassParams:
 
 def worth_recording(defn: ClassDef) -> bool:
     """True when the class's syntax says something :func:`record` keeps."""
-    return bool(_keywords(defn)) or _body_facts(defn.defs.body) != (None, False)
+    return bool(_keywords(defn)) or _body_facts(defn.defs.body, is_stub=True) != (None, False)
 
 
 def record(defn: ClassDef, is_stub: bool) -> None:
     """Keep what the class's syntax says about hashing in its metadata (cached by mypy)."""
-    hash_state, defines_eq = _body_facts(defn.defs.body)
+    hash_state, defines_eq = _body_facts(defn.defs.body, is_stub)
     defn.info.metadata[METADATA_KEY] = {
         "keywords": _keywords(defn),
         "hash": hash_state,
@@ -108,8 +108,8 @@ def class_facts(info: TypeInfo, is_stub: Callable[[str], bool]) -> ClassFacts:
         # Analysed in this run, not recorded (nothing notable, or a class mypy builds
         # without the MRO hook): its syntax is at hand.
         keywords = _keywords(info.defn)
-        hash_state, defines_eq = _body_facts(info.defn.defs.body)
         stub = is_stub(info.module_name)
+        hash_state, defines_eq = _body_facts(info.defn.defs.body, stub)
     else:
         keywords = {}
         hash_state, defines_eq = _symbol_facts(info)
@@ -168,8 +168,12 @@ def _keywords(defn: ClassDef) -> dict[str, bool]:
     return found
 
 
-def _body_facts(body: list[Statement]) -> tuple[str | None, bool]:
-    """(what the body says of ``__hash__``, whether it defines ``__eq__``), from syntax."""
+def _body_facts(body: list[Statement], is_stub: bool) -> tuple[str | None, bool]:
+    """(what the body says of ``__hash__``, whether it defines ``__eq__``), from syntax.
+
+    In a stub, ``__hash__: ClassVar[None]`` declares an unhashable class; in source, an
+    annotation without a value sets nothing and is left out.
+    """
     hash_state: str | None = None
     defines_eq = False
     for statement in body:
@@ -180,6 +184,8 @@ def _body_facts(body: list[Statement]) -> tuple[str | None, bool]:
             hash_state = "defined"
         elif isinstance(statement, AssignmentStmt):
             if any(isinstance(lv, NameExpr) and lv.name == "__hash__" for lv in statement.lvalues):
+                if isinstance(statement.rvalue, TempNode) and not is_stub:
+                    continue
                 hash_state = "none" if _is_none(statement) else "defined"
     return hash_state, defines_eq
 

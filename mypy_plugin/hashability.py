@@ -231,9 +231,10 @@ def _dataclass_fields(info: TypeInfo) -> Iterator[tuple[str, TypeInfo, Type]]:
             and isinstance(node, Var)
             and node.type is not None
             and not node.is_classvar
-            and not node.is_property
             and not name.startswith("__")
-            and (stored is not None or not node.is_inferred)
+            # mypy's dataclass plugin makes frozen fields properties; without its
+            # record, the fields are the annotated attributes of the body.
+            and (stored is not None or not (node.is_inferred or node.is_property))
         ):
             yield name, owner, node.type
 
