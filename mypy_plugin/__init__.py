@@ -140,10 +140,12 @@ class JitcheckPlugin(Plugin):
     # What a class body says about hashing, kept in the cache with the class.
 
     def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
+        # Called for every class mypy analyses, before its body. Hooking only classes
+        # with something to record leaves other plugins' MRO hooks alone.
         info = self._class(fullname, require_mro=False)
-        if info is not None and facts.worth_recording(info.defn):
-            return _record_facts
-        return None
+        if info is not None and not facts.worth_recording(info.defn):
+            return None
+        return _record_facts
 
     # Helpers.
 
@@ -189,7 +191,9 @@ class JitcheckPlugin(Plugin):
 
 
 def _record_facts(ctx: ClassDefContext) -> None:
-    facts.record(ctx.cls, ctx.api.is_stub_file)
+    """Keep what a class's syntax says about hashing: mypy frees the syntax tree once a module is checked."""
+    if facts.worth_recording(ctx.cls):
+        facts.record(ctx.cls, ctx.api.is_stub_file)
 
 
 def _type_lookup(ctx: FunctionContext) -> Callable[[Expression], Type | None]:

@@ -127,7 +127,7 @@ def mismatches(path: Path, report: Report) -> list[str]:
 
 def marked_keys(paths: Sequence[Path]) -> set[tuple[str, int, str]]:
     """(file, line, error code) for every ``mypy-expect`` marker in ``paths``."""
-    keys = set()
+    keys: set[tuple[str, int, str]] = set()
     for path in paths:
         for line, codes in expectations(path).codes.items():
             keys.update((_relative(path), line, code) for code in codes)
