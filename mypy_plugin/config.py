@@ -87,7 +87,11 @@ def load(config_file: str | None) -> PluginConfig:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(config_file, None, f"cannot read the file: {error}") from None
-        section: object = data.get("tool", {}).get("jitcheck", {}).get("mypy")
+        tool = data.get("tool")
+        jitcheck = tool.get("jitcheck") if isinstance(tool, dict) else None
+        if jitcheck is not None and not isinstance(jitcheck, dict):
+            raise ConfigError(config_file, _line_of(text, "tool", "jitcheck"), "[tool.jitcheck] must be a table")
+        section: object = jitcheck.get("mypy") if jitcheck is not None else None
         if section is None:
             return PluginConfig()
         if not isinstance(section, dict):
@@ -153,10 +157,29 @@ def _strings(value: object, key: str, origin: Origin) -> list[str]:
     if isinstance(value, str):
         if origin.toml:
             raise origin.error(key, f"{key} must be a list of strings, got the string {value!r}; write {key} = [{value!r}]")
-        return [part.strip() for part in re.split(r"[,\n]", value) if part.strip()]
+        return _split_list(value)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise origin.error(key, f"{key} must be a list of strings, got {value!r}")
     return [v.strip() for v in value]
+
+
+def _split_list(text: str) -> list[str]:
+    """An ini value as a list: split at commas and newlines outside brackets (``f(a, b), C[label, place]``)."""
+    items: list[str] = []
+    depth = 0
+    current = ""
+    for char in text:
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        if char in ",\n" and depth <= 0:
+            items.append(current)
+            current = ""
+        else:
+            current += char
+    items.append(current)
+    return [item.strip() for item in items if item.strip()]
 
 
 def _constructor(item: str, where: str, key: str, origin: Origin) -> tuple[str, tuple[str, ...]]:
