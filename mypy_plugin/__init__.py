@@ -38,7 +38,7 @@ from jitcheck import rules
 from mypy_plugin import config as config_module
 from mypy_plugin import facts
 from mypy_plugin.bodies import CallEnv, body_findings, graph_node_findings, settings_findings
-from mypy_plugin.bounds import bound_findings, roles_within
+from mypy_plugin.bounds import bound_findings, element_findings, roles_within
 from mypy_plugin.codes import ERROR_CODES, Finding
 from mypy_plugin.config import DEFAULT_BODY_PARAMS, ConfigError, PluginConfig
 from mypy_plugin.hashability import Env
@@ -123,6 +123,7 @@ class JitcheckPlugin(Plugin):
         if isinstance(returned, Instance) and is_graph_class(returned.type, extra):
             already = roles_within((arg for args in ctx.args for arg in args), env.type_of, extra)
             found += bound_findings(returned, ctx.context, env.env, extra, already=already)
+            found += element_findings(returned, ctx.callee_arg_names, ctx.args, env.type_of, env.env, extra)
         info = self._class(fullname)
         node_class = info is not None and is_node_class(info)
         body_params = self.config.constructors.get(fullname) or (DEFAULT_BODY_PARAMS if node_class else ())

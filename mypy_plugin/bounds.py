@@ -10,6 +10,7 @@ JC302 (Place), naming the type, the graph class and why, with the fix.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Final
 
 from mypy.nodes import Context, Expression
 from mypy.types import Instance, Type, UnionType, get_proper_type
@@ -17,8 +18,8 @@ from mypy.types import Instance, Type, UnionType, get_proper_type
 from jitcheck import rules
 from mypy_plugin.codes import Finding
 from mypy_plugin.hashability import Env, problems
-from mypy_plugin.roles import LABEL, NODE_MAPS, Roles, is_graph_class, role_arguments
-from mypy_plugin.source import literal_leaves, type_text
+from mypy_plugin.roles import LABEL, NODE_MAPS, PLACE, Roles, is_graph_class, role_arguments
+from mypy_plugin.source import literal_items, literal_keys, literal_leaves, type_text
 
 
 def bound_findings(
@@ -47,6 +48,45 @@ def bound_findings(
             reason = f"it {problem.why}" if problem.offender == written and not problem.path else problem.reason
             fields: dict[str, object] = {"type": written, "graph": instance.type.name, "reason": reason}
             found.append(Finding(rule, where, fields, help=problem.fix))
+    return found
+
+
+ELEMENT_ROLES: Final = {"inputs": (PLACE, False), "outputs": (PLACE, False), "nodes": (LABEL, True), "values": (PLACE, True)}
+"""Constructor parameters whose written elements are labels or places: (role, written as mapping keys)."""
+
+
+def element_findings(
+    instance: Instance,
+    formals: Sequence[str | None],
+    args: Sequence[Sequence[Expression]],
+    type_of: Callable[[Expression], Type | None],
+    env: Env,
+    extra: Mapping[str, Roles],
+) -> list[Finding]:
+    """JC301/JC302 for labels and places written out in a constructor call, one by one.
+
+    mypy infers one type argument for all of them, their join: ``("x", Port())`` gives
+    ``object`` and hides the bad ``Port``. Elements whose own type is the inferred
+    argument are left to :func:`bound_findings`.
+    """
+    inferred = {(role, str(arg)) for role, arg, _ in role_arguments(instance, extra)}
+    found: list[Finding] = []
+    for formal, actuals in zip(formals, args):
+        if formal not in ELEMENT_ROLES:
+            continue
+        role, keys = ELEMENT_ROLES[formal]
+        rule = rules.LABEL_BOUND if role == LABEL else rules.PLACE_BOUND
+        for actual in actuals:
+            elements = literal_keys(actual, NODE_MAPS) if keys else literal_items(actual)
+            for element in elements:
+                typ = type_of(element)
+                if typ is None or (role, str(typ)) in inferred:
+                    continue
+                written = type_text(typ, env.options)
+                for problem in problems(typ, env):
+                    reason = f"it {problem.why}" if problem.offender == written and not problem.path else problem.reason
+                    fields: dict[str, object] = {"type": written, "graph": instance.type.name, "reason": reason}
+                    found.append(Finding(rule, element, fields, help=problem.fix))
     return found
 
 
@@ -79,4 +119,4 @@ def _written_at(instance: Instance, arg: Type, arg_contexts: Sequence[Context]) 
     return None
 
 
-__all__ = ["bound_findings", "roles_within"]
+__all__ = ["ELEMENT_ROLES", "bound_findings", "element_findings", "roles_within"]

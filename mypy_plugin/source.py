@@ -69,6 +69,26 @@ def literal_leaves(expr: Expression, containers: Collection[str], depth: int = 0
         yield expr
 
 
+def literal_items(expr: Expression) -> list[Expression]:
+    """The items of a tuple, list or set display; nothing for another expression."""
+    if isinstance(expr, (TupleExpr, ListExpr, SetExpr)):
+        return list(expr.items)
+    return []
+
+
+def literal_keys(expr: Expression, containers: Collection[str]) -> list[Expression]:
+    """The keys of a mapping written out: a dict display, or a call of ``containers`` on one
+    (``OrderedMap({...})``) or on pairs (``OrderedMap([(k, v), ...])``)."""
+    if isinstance(expr, DictExpr):
+        return [key for key, _ in expr.items if key is not None]
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr) and expr.callee.fullname in containers and expr.args:
+        first = expr.args[0]
+        if isinstance(first, (ListExpr, TupleExpr)):
+            return [pair.items[0] for pair in first.items if isinstance(pair, TupleExpr) and len(pair.items) == 2]
+        return literal_keys(first, containers)
+    return []
+
+
 def type_text(typ: Type, options: Options) -> str:
     """A type as mypy writes it in its own messages (``list[int]``, ``Name``)."""
     return format_type_bare(typ, options)
@@ -130,4 +150,4 @@ def _render(expr: Expression, depth: int) -> str:
     return "..."
 
 
-__all__ = ["call_arguments", "expr_text", "literal_leaves", "type_text"]
+__all__ = ["call_arguments", "expr_text", "literal_items", "literal_keys", "literal_leaves", "type_text"]

@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import os
 import re
+import tokenize
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -89,10 +90,12 @@ def run_mypy(args: Sequence[str], *, cwd: Path = ROOT) -> Report:
 
 
 def expectations(path: Path) -> Expectations:
-    """The ``mypy-expect`` and ``mypy-says`` markers of a file, by line."""
+    """The ``mypy-expect`` and ``mypy-says`` markers in a file's comments, by line."""
     codes: dict[int, set[str]] = {}
     says: dict[int, list[str]] = {}
-    for number, text in enumerate(path.read_text().splitlines(), start=1):
+    with tokenize.open(path) as source:
+        comments = [(t.start[0], t.string) for t in tokenize.generate_tokens(source.readline) if t.type == tokenize.COMMENT]
+    for number, text in comments:
         for match in _MARKER.finditer(text):
             if match["kind"] == "expect":
                 codes.setdefault(number, set()).update(c.strip() for c in match["value"].split(",") if c.strip())

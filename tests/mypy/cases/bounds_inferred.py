@@ -52,3 +52,10 @@ def annotated() -> None:
 def through_any(value: Any) -> None:
     anything = NodeDefinition(double, (value,), ())
     del anything
+
+# Mixed elements: mypy joins them (to `object` here) and the join hides the bad one.
+mixed_places = NodeDefinition(double, ("x", MutableName("w")), ("y",))  # mypy-expect: jitcheck-place # mypy-says: JC302 `MutableName` is not a valid Place of `NodeDefinition`
+mixed_arrays = NodeDefinition(double, ("x", jnp.ones(3)), ("y",))  # mypy-expect: jitcheck-place # mypy-says: JC302 `Array` is not a valid Place
+mixed_labels = NestingGraph(OrderedMap({"a": node, EqOnly((1,)): node}))  # mypy-expect: jitcheck-label # mypy-says: JC301 `EqOnly` is not a valid Label of `NestingGraph`
+mixed_outputs = NestingGraph(OrderedMap({"a": node}), outputs=("y", MutableName("z")))  # mypy-expect: misc, jitcheck-place
+mixed_values = GraphWithValues(graph, OrderedMap([("x", jnp.ones(3)), (EqOnly((2,)), jnp.ones(3))]))  # mypy-expect: jitcheck-place
