@@ -60,6 +60,8 @@ def _source_digest() -> str:
 __version__ = f"{jitcheck.__version__}+{_source_digest()}"
 
 _TYPESHED = os.path.join(os.path.dirname(mypy.__file__), "typeshed") + os.sep
+_SITE = os.sep + "site-packages" + os.sep
+_DIST = os.sep + "dist-packages" + os.sep
 
 
 class JitcheckPlugin(Plugin):
@@ -206,8 +208,8 @@ def _type_lookup(ctx: FunctionContext) -> Callable[[Expression], Type | None]:
 
 
 def _third_party(path: str) -> bool:
-    parts = Path(path).parts
-    return path.startswith(_TYPESHED) or "site-packages" in parts or "dist-packages" in parts
+    # Called for every module mypy loads: plain substring tests, no path parsing.
+    return path.startswith(_TYPESHED) or _SITE in path or _DIST in path
 
 
 def plugin(version: str) -> type[Plugin]:

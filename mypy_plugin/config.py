@@ -21,12 +21,9 @@ line and fix, before mypy checks a single module.
 
 from __future__ import annotations
 
-import configparser
 import dataclasses
-import difflib
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from typing import Final
 
@@ -82,7 +79,10 @@ def load(config_file: str | None) -> PluginConfig:
     with open(config_file, "rb") as handle:
         raw = handle.read()
     text = raw.decode("utf-8", errors="replace")
+    # Imported here: mypy loads the plugin on every run, and most runs need one parser or none.
     if config_file.endswith(".toml"):
+        import tomllib
+
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
@@ -97,6 +97,8 @@ def load(config_file: str | None) -> PluginConfig:
         if not isinstance(section, dict):
             raise ConfigError(config_file, _line_of(text, "tool.jitcheck", "mypy"), f"[{TOML_SECTION}] must be a table")
         return parse(section, Origin(config_file, text, TOML_SECTION, toml=True))
+    import configparser
+
     parser = configparser.RawConfigParser()
     try:
         parser.read_string(text, source=config_file)
@@ -131,6 +133,8 @@ def parse(values: Mapping[str, object], origin: Origin) -> PluginConfig:
     for raw_key, value in values.items():
         key = raw_key.replace("-", "_")
         if key not in _OPTIONS:
+            import difflib
+
             close = difflib.get_close_matches(key, _OPTIONS, n=1)
             hint = f"; did you mean {_spelled(close[0])!r}?" if close else ""
             known = ", ".join(_spelled(k) for k in _OPTIONS)
