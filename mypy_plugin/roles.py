@@ -23,7 +23,22 @@ PLACE: Final = "Place"
 ROLE_OF_TYPEVAR: Final = {"jitcheck.core.names.N": LABEL, "jitcheck.core.names.V": PLACE}
 """jitcheck's TypeVars, by full name, and the role they give a type parameter."""
 
-NODE_DEFINITION: Final = "jitcheck.core.graphs.NodeDefinition"
+_BOTH = (LABEL, PLACE)
+GRAPH_CLASSES: Final[dict[str, tuple[str | None, ...]]] = {
+    f"{module}.{name}": roles
+    for name, roles in {
+        "NodeDefinition": (PLACE,),
+        "NestingGraph": _BOTH,
+        "CallableGraph": _BOTH,
+        "JitGraph": _BOTH,
+        "GraphWithValues": (None, PLACE),
+        "Traced": _BOTH,
+    }.items()
+    for module in ("jitcheck", "jitcheck.core", "jitcheck.core.graphs", "jitcheck.core.traced")
+}
+"""jitcheck's graph classes by full name (where they are defined, or re-exported should
+they move), with the role of each type parameter; the TypeVars find them as well."""
+
 VALUE_PARTIAL: Final = "jitcheck.core.partial.ValuePartial"
 NODE_MAPS: Final = frozenset({"jitcheck.core.frozen.OrderedMap", "jitcheck.core.frozen.frozen_map", "builtins.dict"})
 """Calls whose arguments a graph's nodes are written inside (``OrderedMap({...})``)."""
@@ -33,7 +48,7 @@ Roles = tuple[str | None, ...]
 
 def own_roles(info: TypeInfo, extra: Mapping[str, Roles]) -> Roles | None:
     """The roles of ``info``'s own type parameters, or None when none is a Label or Place."""
-    configured = extra.get(info.fullname)
+    configured = extra.get(info.fullname) or GRAPH_CLASSES.get(info.fullname)
     if configured is not None:
         return configured
     roles = tuple(ROLE_OF_TYPEVAR.get(tv.fullname) for tv in info.defn.type_vars)
@@ -47,7 +62,7 @@ def is_graph_class(info: TypeInfo, extra: Mapping[str, Roles]) -> bool:
 
 def is_node_class(info: TypeInfo) -> bool:
     """True for `NodeDefinition` and its subclasses (classes with a node body)."""
-    return any(base.fullname == NODE_DEFINITION for base in info.mro)
+    return any(base.name == "NodeDefinition" and base.fullname.startswith("jitcheck.") for base in info.mro)
 
 
 def role_arguments(instance: Instance, extra: Mapping[str, Roles]) -> Iterator[tuple[str, Type, TypeInfo]]:
@@ -74,7 +89,7 @@ def role_arguments(instance: Instance, extra: Mapping[str, Roles]) -> Iterator[t
 
 __all__ = [
     "LABEL",
-    "NODE_DEFINITION",
+    "GRAPH_CLASSES",
     "NODE_MAPS",
     "PLACE",
     "ROLE_OF_TYPEVAR",
