@@ -106,28 +106,35 @@ def problems(typ: Type, env: Env) -> list[Unhashable]:
     return list(_problems(typ, env, frozenset()))
 
 
-def _problems(typ: Type, env: Env, seen: frozenset[str]) -> Iterator[Unhashable]:
+_MAX_DEPTH: Final = 12
+"""How deep containers are followed: recursive aliases (``Tree = tuple["Tree", ...]``) end here."""
+
+
+def _problems(typ: Type, env: Env, seen: frozenset[str], depth: int = 0) -> Iterator[Unhashable]:
+    if depth > _MAX_DEPTH:
+        return
+    depth += 1
     proper = get_proper_type(typ)
     if isinstance(proper, LiteralType):
         proper = proper.fallback
     if isinstance(proper, Instance):
-        yield from _instance_problems(proper, env, seen)
+        yield from _instance_problems(proper, env, seen, depth)
     elif isinstance(proper, TupleType):
         for item in proper.items:
-            yield from (p.inside("an item of the tuple") for p in _problems(item, env, seen))
+            yield from (p.inside("an item of the tuple") for p in _problems(item, env, seen, depth))
     elif isinstance(proper, TypedDictType):
         yield _container(proper.fallback, "dict", env)
     elif isinstance(proper, UnionType):
         for item in proper.items:
-            yield from _problems(item, env, seen)
+            yield from _problems(item, env, seen, depth)
     elif isinstance(proper, TypeVarType):
         step = f"the bound of `{proper.name}`"
-        yield from (p.inside(step) for p in _problems(proper.upper_bound, env, seen))
+        yield from (p.inside(step) for p in _problems(proper.upper_bound, env, seen, depth))
         for value in proper.values:
-            yield from (p.inside(f"a value of `{proper.name}`") for p in _problems(value, env, seen))
+            yield from (p.inside(f"a value of `{proper.name}`") for p in _problems(value, env, seen, depth))
 
 
-def _instance_problems(instance: Instance, env: Env, seen: frozenset[str]) -> Iterator[Unhashable]:
+def _instance_problems(instance: Instance, env: Env, seen: frozenset[str], depth: int) -> Iterator[Unhashable]:
     for base in instance.type.mro:
         fullname = base.fullname
         if fullname == "builtins.object":
@@ -149,7 +156,7 @@ def _instance_problems(instance: Instance, env: Env, seen: frozenset[str]) -> It
             return
         if facts.hash == "defined" or (facts.dataclass is not None and facts.dataclass.generates_hash):
             # Hashes: now its parts, where they are hashed with it.
-            yield from _part_problems(instance, base, facts, env, seen)
+            yield from _part_problems(instance, base, facts, env, seen, depth)
             return
 
 
@@ -194,7 +201,7 @@ def _container(instance: Instance, kind: str, env: Env) -> Unhashable:
     )
 
 
-def _part_problems(instance: Instance, base: TypeInfo, facts: ClassFacts, env: Env, seen: frozenset[str]) -> Iterator[Unhashable]:
+def _part_problems(instance: Instance, base: TypeInfo, facts: ClassFacts, env: Env, seen: frozenset[str], depth: int) -> Iterator[Unhashable]:
     """Problems of the parts a hashable instance hashes: container items, frozen dataclass fields."""
     for container, word in _ITEM_CONTAINERS.items():
         if any(b.fullname == container for b in instance.type.mro):
@@ -203,7 +210,7 @@ def _part_problems(instance: Instance, base: TypeInfo, facts: ClassFacts, env: E
                 step = f"an item of the {word}"
                 if container == _ORDERED_MAP:
                     step = "a key of the OrderedMap" if index == 0 else "a value of the OrderedMap"
-                yield from (p.inside(step) for p in _problems(arg, env, seen))
+                yield from (p.inside(step) for p in _problems(arg, env, seen, depth))
             return
     if facts.dataclass is None or base.fullname in seen:
         return
@@ -211,7 +218,7 @@ def _part_problems(instance: Instance, base: TypeInfo, facts: ClassFacts, env: E
     for name, owner, field_type in _dataclass_fields(base):
         step = f"field `{name}` of `{base.name}`"
         expanded = expand_type_by_instance(field_type, map_instance_to_supertype(instance, owner))
-        yield from (p.inside(step) for p in _problems(expanded, env, inner_seen))
+        yield from (p.inside(step) for p in _problems(expanded, env, inner_seen, depth))
 
 
 def _info(instance: Instance, fullname: str) -> TypeInfo:
