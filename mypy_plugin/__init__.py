@@ -42,7 +42,7 @@ from mypy_plugin.bounds import bound_findings, element_findings, roles_within
 from mypy_plugin.codes import ERROR_CODES, Finding
 from mypy_plugin.config import DEFAULT_BODY_PARAMS, ConfigError, PluginConfig
 from mypy_plugin.hashability import Env
-from mypy_plugin.roles import is_graph_class, is_node_class
+from mypy_plugin.roles import NODE_MAPPINGS, is_graph_class, is_node_class
 
 
 def _source_digest() -> str:
@@ -135,7 +135,7 @@ class JitcheckPlugin(Plugin):
                     found += body_findings(arg, env)
                 elif name == "settings" and body_params:
                     found += settings_findings(arg, env)
-                elif info is not None and not node_class:
+                elif name in NODE_MAPPINGS and info is not None and not node_class:
                     found += graph_node_findings(arg, env)
         self._report(ctx.api.fail, found)
         return ctx.default_return_type

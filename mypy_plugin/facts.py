@@ -25,6 +25,7 @@ from mypy.nodes import (
     Decorator,
     Expression,
     FuncBase,
+    MemberExpr,
     NameExpr,
     OverloadedFuncDef,
     RefExpr,
@@ -129,7 +130,11 @@ def _dataclass_params(info: TypeInfo, keywords: dict[str, bool], defines_eq: boo
     is_dataclass = "dataclass" in info.metadata or "dataclass_tag" in info.metadata
     for decorator in info.defn.decorators:
         callee = decorator.callee if isinstance(decorator, CallExpr) else decorator
-        if isinstance(callee, RefExpr) and callee.fullname in _DATACLASS_DECORATORS:
+        if isinstance(callee, RefExpr) and (
+            callee.fullname in _DATACLASS_DECORATORS
+            or (not callee.fullname and isinstance(callee, (NameExpr, MemberExpr)) and callee.name == "dataclass")
+        ):
+            # Not analysed yet (the class is judged while its own module is analysed): by name.
             is_dataclass = True
         found = find_dataclass_transform_spec(decorator)
         if found is not None:

@@ -43,6 +43,9 @@ VALUE_PARTIAL: Final = "jitcheck.core.partial.ValuePartial"
 NODE_MAPS: Final = frozenset({"jitcheck.core.frozen.OrderedMap", "jitcheck.core.frozen.frozen_map", "builtins.dict"})
 """Calls whose arguments a graph's nodes are written inside (``OrderedMap({...})``)."""
 
+NODE_MAPPINGS: Final = frozenset({"nodes", "graph"})
+"""Graph constructor parameters that take the mapping of labels to nodes."""
+
 Roles = tuple[str | None, ...]
 
 
@@ -90,6 +93,7 @@ def role_arguments(instance: Instance, extra: Mapping[str, Roles]) -> Iterator[t
 __all__ = [
     "LABEL",
     "GRAPH_CLASSES",
+    "NODE_MAPPINGS",
     "NODE_MAPS",
     "PLACE",
     "ROLE_OF_TYPEVAR",
