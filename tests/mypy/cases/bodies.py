@@ -11,6 +11,7 @@ from functools import partial as p
 
 import jax
 import jax.tree_util
+import numpy as np
 from jax.tree_util import Partial
 from jax.tree_util import Partial as TreePartial
 
@@ -94,6 +95,7 @@ def partials(x_scale: float) -> None:
     NodeDefinition(ValuePartial(MODEL.apply), ("x",), ("y",))
     NodeDefinition(ValuePartial(Model().apply), ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: bound method `Model().apply` used as the function of a `jitcheck.ValuePartial` in a node body
     NodeDefinition(ValuePartial(lambda x: x), ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC104
+    NodeDefinition(ValuePartial(scale, np.ones(3)), ("x",), ("y",))  # mypy-expect: jitcheck-setting # mypy-says: JC201 array `np.ones(3)` used as an argument of a `jitcheck.ValuePartial` in a node body
 
 
 def lambdas_and_closures(factor: float) -> None:
