@@ -35,20 +35,26 @@ _EXPORTS = {
 }
 
 if TYPE_CHECKING:
-    from jitcheck.core.checking import unchecked
-    from jitcheck.core.frozen import Frozen, OrderedMap
+    # `X as X`: re-exported for type checkers (mypy --strict does not read the computed __all__).
+    from jitcheck.core.checking import unchecked as unchecked
+    from jitcheck.core.frozen import Frozen as Frozen, OrderedMap as OrderedMap
     from jitcheck.core.graphs import (
-        CallableGraph,
-        JitGraph,
-        NestingGraph,
-        NodeDefinition,
-        check_hashable,
-        check_reassembles,
+        CallableGraph as CallableGraph,
+        JitGraph as JitGraph,
+        NestingGraph as NestingGraph,
+        NodeDefinition as NodeDefinition,
+        check_hashable as check_hashable,
+        check_reassembles as check_reassembles,
     )
-    from jitcheck.core.names import Label, Place
-    from jitcheck.core.partial import ValuePartial
-    from jitcheck.core.traced import GraphWithValues, Traced
-    from jitcheck.core.violations import Refused, ReturnedUnlike, TraceFailed, Violation
+    from jitcheck.core.names import Label as Label, Place as Place
+    from jitcheck.core.partial import ValuePartial as ValuePartial
+    from jitcheck.core.traced import GraphWithValues as GraphWithValues, Traced as Traced
+    from jitcheck.core.violations import (
+        Refused as Refused,
+        ReturnedUnlike as ReturnedUnlike,
+        TraceFailed as TraceFailed,
+        Violation as Violation,
+    )
     from jitcheck.stateful import State as State
     from jitcheck.stateful import StatefulFunction as StatefulFunction
 

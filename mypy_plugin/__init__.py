@@ -3,17 +3,218 @@
 It enforces the `Label` and `Place` bounds of jitcheck's graph classes where mypy's
 own ``Hashable`` bound is too weak, and refuses node bodies that compare by
 identity, reporting jitcheck's rule codes (see :mod:`jitcheck.rules`).
+
+The hooks here are thin: they find the types and expressions to judge and report
+what the pure functions of the package's modules find (:mod:`.bounds`,
+:mod:`.bodies`, :mod:`.hashability`, :mod:`.facts`, options in :mod:`.config`).
+Only :mod:`jitcheck.rules` is imported from jitcheck, never jax.
 """
 
 from __future__ import annotations
 
-from mypy.plugin import Plugin
+import functools
+import hashlib
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import mypy
+from mypy.checker import TypeChecker
+from mypy.errors import CompileError
+from mypy.nodes import Expression, MypyFile, PlaceholderNode, TypeInfo
+from mypy.options import Options
+from mypy.plugin import (
+    AnalyzeTypeContext,
+    ClassDefContext,
+    FunctionContext,
+    Plugin,
+    ReportConfigContext,
+)
+from mypy.semanal_shared import has_placeholder
+from mypy.types import Instance, Type, get_proper_type
+
+import jitcheck
+from jitcheck import rules
+from mypy_plugin import config as config_module
+from mypy_plugin import facts
+from mypy_plugin.bodies import CallEnv, body_findings, graph_node_findings, settings_findings
+from mypy_plugin.bounds import bound_findings, element_findings, roles_within
+from mypy_plugin.codes import ERROR_CODES, Finding
+from mypy_plugin.config import DEFAULT_BODY_PARAMS, ConfigError, PluginConfig
+from mypy_plugin.hashability import Env
+from mypy_plugin.roles import NODE_MAPPINGS, is_graph_class, is_node_class
+
+
+def _source_digest() -> str:
+    """A digest of the plugin's source and the rule catalogue it words messages with.
+
+    mypy invalidates its cache when a plugin's ``__version__`` changes; hashing every
+    module (not only this one, which is all mypy hashes) keeps cached results honest.
+    """
+    digest = hashlib.sha256()
+    for path in [*sorted(Path(__file__).parent.glob("*.py")), Path(rules.__file__)]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+__version__ = f"{jitcheck.__version__}+{_source_digest()}"
+
+_TYPESHED = os.path.join(os.path.dirname(mypy.__file__), "typeshed") + os.sep
+_SITE = os.sep + "site-packages" + os.sep
+_DIST = os.sep + "dist-packages" + os.sep
 
 
 class JitcheckPlugin(Plugin):
     """The plugin's entry class; its hooks live in the modules of this package."""
 
+    def __init__(self, options: Options) -> None:
+        super().__init__(options)
+        try:
+            self.config: PluginConfig = config_module.load(options.config_file)
+        except ConfigError as error:
+            raise CompileError([str(error)]) from None
+        self._bypass: set[str] = set()
+        self._graph_classes: dict[str, bool] = {}
+
+    def set_modules(self, modules: dict[str, MypyFile]) -> None:
+        super().set_modules(modules)
+        self._graph_classes.clear()
+
+    def report_config_data(self, ctx: ReportConfigContext) -> object:
+        """The options, for the modules they can change (not typeshed's or installed packages')."""
+        if _third_party(ctx.path):
+            return None
+        return self.config.snapshot()
+
+    # Explicit type arguments: JitGraph[Name, str] in annotations, bases and aliases.
+
+    def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
+        if fullname in self._bypass:
+            # Our own hook asked mypy for its default analysis of this very type.
+            self._bypass.discard(fullname)
+            return None
+        if self._is_graph(fullname):
+            return functools.partial(self._analyze_graph_type, fullname)
+        return None
+
+    def _analyze_graph_type(self, fullname: str, ctx: AnalyzeTypeContext) -> Type:
+        self._bypass.add(fullname)
+        try:
+            analyzed = ctx.api.analyze_type(ctx.type)
+        finally:
+            self._bypass.discard(fullname)
+        instance = get_proper_type(analyzed)
+        if isinstance(instance, Instance) and instance.args and not has_placeholder(instance):
+            env = self._env(ctx.api.options)
+            found = bound_findings(instance, ctx.context, env, self.config.graph_classes, arg_contexts=ctx.type.args)
+            self._report(ctx.api.fail, found)
+        return analyzed
+
+    # Calls: inferred type arguments, node bodies, settings.
+
+    def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        if fullname in self.config.constructors or self._is_graph(fullname):
+            return functools.partial(self._check_call, fullname)
+        return None
+
+    def _check_call(self, fullname: str, ctx: FunctionContext) -> Type:
+        env = CallEnv(self._env(ctx.api.options), _type_lookup(ctx))
+        extra = self.config.graph_classes
+        found: list[Finding] = []
+        returned = get_proper_type(ctx.default_return_type)
+        if isinstance(returned, Instance) and is_graph_class(returned.type, extra):
+            already = roles_within((arg for args in ctx.args for arg in args), env.type_of, extra)
+            found += bound_findings(returned, ctx.context, env.env, extra, already=already)
+            found += element_findings(returned, ctx.callee_arg_names, ctx.args, env.type_of, env.env, extra)
+        info = self._class(fullname)
+        node_class = info is not None and is_node_class(info)
+        body_params = self.config.constructors.get(fullname) or (DEFAULT_BODY_PARAMS if node_class else ())
+        for name, args in zip(ctx.callee_arg_names, ctx.args):
+            for arg in args:
+                if name in body_params:
+                    found += body_findings(arg, env)
+                elif name == "settings" and body_params:
+                    found += settings_findings(arg, env)
+                elif name in NODE_MAPPINGS and info is not None and not node_class:
+                    found += graph_node_findings(arg, env)
+        self._report(ctx.api.fail, found)
+        return ctx.default_return_type
+
+    # What a class body says about hashing, kept in the cache with the class.
+
+    def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
+        # Called for every class mypy analyses, before its body. Hooking only classes
+        # with something to record leaves other plugins' MRO hooks alone.
+        info = self._class(fullname, require_mro=False)
+        if info is not None and not facts.worth_recording(info.defn):
+            return None
+        return _record_facts
+
+    # Helpers.
+
+    def _report(self, fail: Callable[..., object], found: Iterable[Finding]) -> None:
+        for finding in found:
+            if finding.rule.code not in self.config.ignore:
+                fail(finding.message, finding.context, code=finding.code)
+
+    def _env(self, options: Options) -> Env:
+        return Env(options, self._is_stub)
+
+    def _is_stub(self, module: str) -> bool:
+        tree = self._modules.get(module) if self._modules is not None else None
+        return tree is not None and tree.is_stub
+
+    def _class(self, fullname: str, require_mro: bool = True) -> TypeInfo | None:
+        if self._modules is None:
+            return None
+        symbol = self.lookup_fully_qualified(fullname)
+        node = symbol.node if symbol is not None else None
+        if isinstance(node, TypeInfo) and (node.mro or not require_mro):
+            return node
+        return None
+
+    def _is_graph(self, fullname: str) -> bool:
+        known = self._graph_classes.get(fullname)
+        if known is not None:
+            return known
+        if fullname in self.config.graph_classes:
+            return True
+        if self._modules is None:
+            return False
+        symbol = self.lookup_fully_qualified(fullname)
+        node = symbol.node if symbol is not None else None
+        if isinstance(node, TypeInfo) and node.mro:
+            result = is_graph_class(node, self.config.graph_classes)
+        elif node is not None and not isinstance(node, (TypeInfo, PlaceholderNode)):
+            result = False  # a function or variable, for good
+        else:
+            return False  # not defined yet: asked again when it is
+        self._graph_classes[fullname] = result
+        return result
+
+
+def _record_facts(ctx: ClassDefContext) -> None:
+    """Keep what a class's syntax says about hashing: mypy frees the syntax tree once a module is checked."""
+    if facts.worth_recording(ctx.cls):
+        facts.record(ctx.cls, ctx.api.is_stub_file)
+
+
+def _type_lookup(ctx: FunctionContext) -> Callable[[Expression], Type | None]:
+    """The types mypy stored for the call's expressions (never re-inferred: no duplicate errors)."""
+    api = ctx.api
+    if isinstance(api, TypeChecker):
+        return api.lookup_type_or_none
+    return lambda expr: None
+
+
+def _third_party(path: str) -> bool:
+    # Called for every module mypy loads: plain substring tests, no path parsing.
+    return path.startswith(_TYPESHED) or _SITE in path or _DIST in path
+
 
 def plugin(version: str) -> type[Plugin]:
     """mypy's entry point: the plugin class for this mypy version."""
     return JitcheckPlugin
+
+
+__all__ = ["ERROR_CODES", "JitcheckPlugin", "plugin"]

@@ -1,0 +1,128 @@
+"""The mypy plugin's cost: mypy on fixtures/ plus jitcheck/, with and without the plugin.
+
+Both runs read and write no cache (``--cache-dir=/dev/null``), so each analyses
+everything it imports (typeshed, numpy, jax) as a first run in a fresh checkout
+does. They alternate, and each figure is the best of several runs of the child
+process's CPU time (user + system), which the other work on a shared machine
+disturbs less than wall time.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from harness import Figure, Section
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGETS = ("fixtures", "jitcheck")
+CONFIG = """\
+[tool.mypy]
+python_version = "3.11"
+strict = true
+explicit_package_bases = true
+{plugins}
+"""
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _mypy_seconds(config: Path, cache: str = os.devnull, cwd: Path = ROOT) -> float:
+    """CPU seconds of one ``mypy --strict fixtures jitcheck`` run in ``cwd`` (no cache unless ``cache`` is given)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(cwd), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    before = _child_cpu()
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir", cache, *TARGETS],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds = _child_cpu() - before
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"mypy failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    if ("mypy_plugin" in config.read_text()) != ("[jitcheck-" in done.stdout):
+        raise RuntimeError(f"the plugin was not loaded, or reported without being enabled:\n{done.stdout}")
+    return seconds
+
+
+def _user_modules_seconds(config: Path, workdir: Path, warm_cache: Path) -> float:
+    """CPU seconds of re-checking fixtures/ and jitcheck/ alone, everything they import cached.
+
+    The targets are copies in ``workdir``, edited (a comment appended) so mypy checks
+    them again while typeshed, numpy and jax come from ``warm_cache``.
+    """
+    cache = workdir / "cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    shutil.copytree(warm_cache, cache)
+    for target in TARGETS:
+        for path in (workdir / target).rglob("*.py"):
+            if path.name == "rules.py":
+                continue  # the plugin's version hashes the rule catalogue: editing it invalidates every module
+            with path.open("a") as handle:
+                handle.write("# edited\n")
+    return _mypy_seconds(config, str(cache), cwd=workdir)
+
+
+def _copy_checkout(workdir: Path) -> None:
+    for name in (*TARGETS, "mypy_plugin"):
+        shutil.copytree(ROOT / name, workdir / name, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def run(quick: bool) -> Section:
+    repeat = 2 if quick else 5
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        configs = {}
+        for name, plugins in (("with", 'plugins = ["mypy_plugin"]'), ("without", "")):
+            configs[name] = work / f"{name}.toml"
+            configs[name].write_text(CONFIG.format(plugins=plugins))
+        cold: dict[str, list[float]] = {"with": [], "without": []}
+        for _ in range(repeat):
+            for name in ("without", "with"):
+                cold[name].append(_mypy_seconds(configs[name]))
+        warm: dict[str, list[float]] = {"with": [], "without": []}
+        checkouts, caches = {}, {}
+        for name in ("without", "with"):
+            checkouts[name] = work / f"checkout-{name}"
+            _copy_checkout(checkouts[name])
+            caches[name] = work / f"warm-{name}"
+            _mypy_seconds(configs[name], str(caches[name]), cwd=checkouts[name])
+        for _ in range(repeat):
+            for name in ("without", "with"):
+                warm[name].append(_user_modules_seconds(configs[name], checkouts[name], caches[name]))
+    figures = [
+        _figure("mypy --strict fixtures/ jitcheck/, no cache", cold, repeat),
+        _figure("the same, only fixtures/ and jitcheck/ re-checked (imports cached)", warm, repeat),
+    ]
+    return Section(
+        title="mypy plugin",
+        figures=figures,
+        notes=[
+            "No cache: each run analyses everything it imports (typeshed, numpy, jax), as a first run does. "
+            "Re-checked: the imports come from a warm cache and only the edited fixtures/ and jitcheck/ are "
+            "analysed, where the plugin's hooks do most of their work.",
+        ],
+    )
+
+
+def _figure(name: str, seconds: dict[str, list[float]], repeat: int) -> Figure:
+    return Figure(
+        name=name,
+        subject="with the jitcheck plugin",
+        baseline="without plugins",
+        subject_seconds=min(seconds["with"]),
+        baseline_seconds=min(seconds["without"]),
+        target=1.10,
+        note=f"child CPU seconds, best of {repeat} alternating runs each (with: "
+        f"{', '.join(f'{s:.2f}' for s in seconds['with'])}; without: {', '.join(f'{s:.2f}' for s in seconds['without'])})",
+    )

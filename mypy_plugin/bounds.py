@@ -1,0 +1,122 @@
+"""The Label and Place bounds of graph types, in written and in inferred type arguments.
+
+``JitGraph[Name, str]`` written in an annotation, a base class or an alias, and
+``JitGraph(...)`` whose type arguments mypy infers from the call, are judged the
+same way: every type argument in a Label or Place position must be a valid jit
+cache key (see :mod:`mypy_plugin.hashability`). A finding is JC301 (Label) or
+JC302 (Place), naming the type, the graph class and why, with the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Final
+
+from mypy.nodes import Context, Expression
+from mypy.types import Instance, Type, UnionType, get_proper_type
+
+from jitcheck import rules
+from mypy_plugin.codes import Finding
+from mypy_plugin.hashability import Env, problems
+from mypy_plugin.roles import LABEL, NODE_MAPS, PLACE, Roles, is_graph_class, role_arguments
+from mypy_plugin.source import literal_items, literal_keys, literal_leaves, type_text
+
+
+def bound_findings(
+    instance: Instance,
+    context: Context,
+    env: Env,
+    extra: Mapping[str, Roles],
+    *,
+    arg_contexts: Sequence[Context] = (),
+    already: frozenset[tuple[str, str]] = frozenset(),
+) -> list[Finding]:
+    """JC301/JC302 findings for the Label and Place arguments of a graph type.
+
+    ``arg_contexts`` are the written type arguments (to point at the one at fault);
+    ``already`` holds (role, type) pairs judged where they were first written, which
+    are not reported again.
+    """
+    found: list[Finding] = []
+    for role, arg, _ in role_arguments(instance, extra):
+        if (role, str(arg)) in already:
+            continue
+        rule = rules.LABEL_BOUND if role == LABEL else rules.PLACE_BOUND
+        where = _written_at(instance, arg, arg_contexts) or context
+        written = type_text(arg, env.options)
+        for problem in problems(arg, env):
+            reason = f"it {problem.why}" if problem.offender == written and not problem.path else problem.reason
+            fields: dict[str, object] = {"type": written, "graph": instance.type.name, "reason": reason}
+            found.append(Finding(rule, where, fields, help=problem.fix))
+    return found
+
+
+ELEMENT_ROLES: Final = {"inputs": (PLACE, False), "outputs": (PLACE, False), "nodes": (LABEL, True), "values": (PLACE, True)}
+"""Constructor parameters whose written elements are labels or places: (role, written as mapping keys)."""
+
+
+def element_findings(
+    instance: Instance,
+    formals: Sequence[str | None],
+    args: Sequence[Sequence[Expression]],
+    type_of: Callable[[Expression], Type | None],
+    env: Env,
+    extra: Mapping[str, Roles],
+) -> list[Finding]:
+    """JC301/JC302 for labels and places written out in a constructor call, one by one.
+
+    mypy infers one type argument for all of them, their join: ``("x", Port())`` gives
+    ``object`` and hides the bad ``Port``. Elements whose own type is the inferred
+    argument are left to :func:`bound_findings`.
+    """
+    inferred = {(role, str(arg)) for role, arg, _ in role_arguments(instance, extra)}
+    found: list[Finding] = []
+    for formal, actuals in zip(formals, args):
+        if formal not in ELEMENT_ROLES:
+            continue
+        role, keys = ELEMENT_ROLES[formal]
+        rule = rules.LABEL_BOUND if role == LABEL else rules.PLACE_BOUND
+        for actual in actuals:
+            elements = literal_keys(actual, NODE_MAPS) if keys else literal_items(actual)
+            for element in elements:
+                typ = type_of(element)
+                if typ is None or (role, str(typ)) in inferred:
+                    continue
+                written = type_text(typ, env.options)
+                for problem in problems(typ, env):
+                    reason = f"it {problem.why}" if problem.offender == written and not problem.path else problem.reason
+                    fields: dict[str, object] = {"type": written, "graph": instance.type.name, "reason": reason}
+                    found.append(Finding(rule, element, fields, help=problem.fix))
+    return found
+
+
+def roles_within(args: Iterable[Expression], type_of: Callable[[Expression], Type | None], extra: Mapping[str, Roles]) -> frozenset[tuple[str, str]]:
+    """The (role, type) pairs of the graphs a call is built from.
+
+    A constructor whose type argument comes from an argument that already is a graph
+    (``JitGraph(nesting)``, or a node inside ``OrderedMap({...})``) inherits it: it
+    was judged where that graph was built or declared, and is not reported again.
+    Only the argument expressions' own types count, not the types mypy gave the
+    containers around them from the call's context.
+    """
+    found: set[tuple[str, str]] = set()
+    for arg in args:
+        for leaf in literal_leaves(arg, NODE_MAPS):
+            typ = type_of(leaf)
+            proper = get_proper_type(typ) if typ is not None else None
+            members = proper.items if isinstance(proper, UnionType) else [proper]
+            for member in members:
+                member = get_proper_type(member)
+                if isinstance(member, Instance) and is_graph_class(member.type, extra):
+                    found.update((role, str(arg)) for role, arg, _ in role_arguments(member, extra))
+    return frozenset(found)
+
+
+def _written_at(instance: Instance, arg: Type, arg_contexts: Sequence[Context]) -> Context | None:
+    for index, own in enumerate(instance.args):
+        if own is arg and index < len(arg_contexts) and arg_contexts[index].line >= 0:
+            return arg_contexts[index]
+    return None
+
+
+__all__ = ["ELEMENT_ROLES", "bound_findings", "element_findings", "roles_within"]

@@ -1,0 +1,237 @@
+"""What a class's own definition says about hashing, read from mypy's view of it.
+
+Python decides at class creation whether instances hash: a body that defines
+``__eq__`` without ``__hash__`` gets ``__hash__ = None``, ``@dataclass`` with
+``eq=True, frozen=False`` sets it to None, a frozen one generates it. mypy models
+none of this (its ``Hashable`` protocol sees ``object.__hash__``), so the plugin
+reads it from the class: its body, its decorators and dataclass_transform bases.
+
+Some of it is syntax that mypy does not keep in its cache (decorator keywords such
+as ``eq=False``, ``__hash__ = None`` before inference), so :func:`record` stores it
+in the class's plugin metadata while the class is analysed, and :func:`class_facts`
+reads that record first: a class judged from the cache is judged the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Final
+
+from mypy.nodes import (
+    AssignmentStmt,
+    CallExpr,
+    ClassDef,
+    Decorator,
+    Expression,
+    FuncBase,
+    MemberExpr,
+    NameExpr,
+    OverloadedFuncDef,
+    RefExpr,
+    Statement,
+    TempNode,
+    TypeInfo,
+    Var,
+)
+from mypy.semanal_shared import find_dataclass_transform_spec
+from mypy.types import NoneType, UnboundType, get_proper_type
+
+METADATA_KEY: Final = "jitcheck"
+FROZEN_BASE: Final = "jitcheck.core.frozen.Frozen"
+"""jitcheck's `Frozen`: a dataclass_transform base whose subclasses set ``eq`` from their body."""
+
+_KEYWORDS: Final = ("eq", "frozen", "unsafe_hash")
+_DATACLASS_DECORATORS: Final = frozenset({"dataclasses.dataclass"})
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassFacts:
+    """One class's own statements about equality and hashing (not its bases')."""
+
+    name: str
+    fullname: str
+    hash: str | None = None
+    """``"defined"`` (a ``__hash__`` in the body), ``"none"`` (``__hash__ = None``) or None."""
+    defines_eq: bool = False
+    is_stub: bool = False
+    """Defined in a ``.pyi`` stub: stubs leave out an inherited ``__hash__``, so ``__eq__`` alone proves nothing."""
+    dataclass: DataclassParams | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class DataclassParams:
+    """The parameters that decide a dataclass's ``__hash__``."""
+
+    eq: bool = True
+    frozen: bool = False
+    unsafe_hash: bool = False
+
+    @property
+    def generates_hash(self) -> bool:
+        """``@dataclass`` writes a ``__hash__`` from the fields."""
+        return self.unsafe_hash or (self.eq and self.frozen)
+
+    @property
+    def clears_hash(self) -> bool:
+        """``@dataclass`` sets ``__hash__`` to None (unless the body defines one)."""
+        return self.eq and not self.frozen and not self.unsafe_hash
+
+
+def worth_recording(defn: ClassDef) -> bool:
+    """True when the class's syntax says something :func:`record` keeps."""
+    return bool(_keywords(defn)) or _body_facts(defn.defs.body, is_stub=True) != (None, False)
+
+
+def record(defn: ClassDef, is_stub: bool) -> None:
+    """Keep what the class's syntax says about hashing in its metadata (cached by mypy)."""
+    hash_state, defines_eq = _body_facts(defn.defs.body, is_stub)
+    defn.info.metadata[METADATA_KEY] = {
+        "keywords": _keywords(defn),
+        "hash": hash_state,
+        "defines_eq": defines_eq,
+        "is_stub": is_stub,
+    }
+
+
+def class_facts(info: TypeInfo, is_stub: Callable[[str], bool]) -> ClassFacts:
+    """The facts of ``info``: from its record when there is one, else from mypy's symbols.
+
+    ``is_stub`` tells whether a module is a stub, for classes without a record.
+    """
+    recorded = info.metadata.get(METADATA_KEY)
+    if recorded is not None:
+        keywords: dict[str, bool] = dict(recorded.get("keywords", {}))
+        hash_state = recorded.get("hash")
+        defines_eq = bool(recorded.get("defines_eq"))
+        stub = bool(recorded.get("is_stub"))
+    elif info.defn.defs.body:
+        # Analysed in this run, not recorded (nothing notable, or a class mypy builds
+        # without the MRO hook): its syntax is at hand.
+        keywords = _keywords(info.defn)
+        stub = is_stub(info.module_name)
+        hash_state, defines_eq = _body_facts(info.defn.defs.body, stub)
+    else:
+        keywords = {}
+        hash_state, defines_eq = _symbol_facts(info)
+        stub = is_stub(info.module_name)
+    return ClassFacts(
+        name=info.name,
+        fullname=info.fullname,
+        hash=hash_state,
+        defines_eq=defines_eq,
+        is_stub=stub,
+        dataclass=_dataclass_params(info, keywords, defines_eq),
+    )
+
+
+def _dataclass_params(info: TypeInfo, keywords: dict[str, bool], defines_eq: bool) -> DataclassParams | None:
+    spec = None
+    is_dataclass = "dataclass" in info.metadata or "dataclass_tag" in info.metadata
+    for decorator in info.defn.decorators:
+        callee = decorator.callee if isinstance(decorator, CallExpr) else decorator
+        if isinstance(callee, RefExpr) and (
+            callee.fullname in _DATACLASS_DECORATORS
+            or (not callee.fullname and isinstance(callee, (NameExpr, MemberExpr)) and callee.name == "dataclass")
+        ):
+            # Not analysed yet (the class is judged while its own module is analysed): by name.
+            is_dataclass = True
+        found = find_dataclass_transform_spec(decorator)
+        if found is not None:
+            is_dataclass, spec = True, found
+    if spec is None and info.mro:
+        spec = find_dataclass_transform_spec(info)
+        is_dataclass = is_dataclass or spec is not None
+    if not is_dataclass:
+        return None
+    stored = info.metadata.get("dataclass")
+    frozen_default = spec.frozen_default if spec is not None else False
+    eq_default = spec.eq_default if spec is not None else True
+    if any(base.fullname == FROZEN_BASE for base in info.mro[1:]):
+        # Frozen.__init_subclass__ keeps a body's own __eq__ (eq=False) and then the
+        # body's implicit `__hash__ = None` stands.
+        eq_default = not defines_eq
+    frozen = bool(stored["frozen"]) if stored is not None and "frozen" in stored else keywords.get("frozen", frozen_default)
+    return DataclassParams(
+        eq=keywords.get("eq", eq_default),
+        frozen=frozen,
+        unsafe_hash=keywords.get("unsafe_hash", False),
+    )
+
+
+def _keywords(defn: ClassDef) -> dict[str, bool]:
+    """``eq``/``frozen``/``unsafe_hash`` written as decorator arguments or class keywords."""
+    found: dict[str, bool] = {}
+    sources: list[tuple[str | None, Expression]] = []
+    for decorator in defn.decorators:
+        if isinstance(decorator, CallExpr):
+            sources.extend(zip(decorator.arg_names, decorator.args))
+    sources.extend(defn.keywords.items())
+    for name, value in sources:
+        if name in _KEYWORDS and isinstance(value, NameExpr) and value.name in ("True", "False"):
+            found[name] = value.name == "True"
+    return found
+
+
+def _body_facts(body: list[Statement], is_stub: bool) -> tuple[str | None, bool]:
+    """(what the body says of ``__hash__``, whether it defines ``__eq__``), from syntax.
+
+    In a stub, ``__hash__: ClassVar[None]`` declares an unhashable class; in source, an
+    annotation without a value sets nothing and is left out.
+    """
+    hash_state: str | None = None
+    defines_eq = False
+    for statement in body:
+        name = _defined_function(statement)
+        if name == "__eq__":
+            defines_eq = True
+        elif name == "__hash__":
+            hash_state = "defined"
+        elif isinstance(statement, AssignmentStmt):
+            if any(isinstance(lv, NameExpr) and lv.name == "__hash__" for lv in statement.lvalues):
+                if isinstance(statement.rvalue, TempNode) and not is_stub:
+                    continue
+                hash_state = "none" if _is_none(statement) else "defined"
+    return hash_state, defines_eq
+
+
+def _defined_function(statement: Statement) -> str | None:
+    if isinstance(statement, FuncBase):
+        return statement.name
+    if isinstance(statement, Decorator):
+        return statement.func.name
+    return None
+
+
+def _is_none(statement: AssignmentStmt) -> bool:
+    """``__hash__ = None``, ``__hash__: None`` or ``__hash__: ClassVar[None]``."""
+    value = statement.rvalue
+    if isinstance(value, NameExpr):
+        return value.name == "None"
+    if isinstance(value, TempNode):
+        annotation = statement.unanalyzed_type
+        if isinstance(annotation, UnboundType) and annotation.name.endswith("ClassVar") and annotation.args:
+            annotation = annotation.args[0]
+        if isinstance(annotation, UnboundType):
+            return annotation.name == "None"
+        return annotation is not None and isinstance(get_proper_type(annotation), NoneType)
+    return False
+
+
+def _symbol_facts(info: TypeInfo) -> tuple[str | None, bool]:
+    """The same facts from the class's symbol table (classes with no syntax at hand)."""
+    hash_state: str | None = None
+    symbol = info.names.get("__hash__")
+    if symbol is not None and not symbol.plugin_generated:
+        node = symbol.node
+        if isinstance(node, Var):
+            typ = get_proper_type(node.type) if node.type is not None else None
+            hash_state = "none" if isinstance(typ, NoneType) else "defined"
+        elif node is not None:
+            hash_state = "defined"
+    eq = info.names.get("__eq__")
+    defines_eq = eq is not None and not eq.plugin_generated and isinstance(eq.node, (FuncBase, Decorator, OverloadedFuncDef))
+    return hash_state, defines_eq
+
+
+__all__ = ["ClassFacts", "DataclassParams", "METADATA_KEY", "class_facts", "record", "worth_recording"]

@@ -1,0 +1,52 @@
+"""The plugin, run by real mypy over the case files in ``cases/`` (markers: see harness.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jitcheck import rules
+from tests.mypy.harness import ROOT, Report, mismatches, run_mypy
+
+CASES_DIR = Path(__file__).parent / "cases"
+CASES = sorted(CASES_DIR.glob("*.py"))
+SELF_CHECKED = ("jitcheck", "mypy_plugin", "tools")
+
+
+@pytest.fixture(scope="module")
+def report(mypy_cache: Path) -> Report:
+    """One mypy --strict run, with the repository's config (plugin on), over the cases and jitcheck itself."""
+    cases = CASES_DIR.relative_to(ROOT).as_posix()
+    return run_mypy(["--strict", "--config-file", "pyproject.toml", "--cache-dir", str(mypy_cache), cases, *SELF_CHECKED])
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda path: path.stem)
+def test_case_draws_exactly_its_marked_errors(report: Report, case: Path) -> None:
+    problems = mismatches(case, report)
+    assert not problems, "\n".join(problems)
+
+
+def test_jitcheck_and_the_plugin_pass_strict_with_the_plugin_on(report: Report) -> None:
+    own = [m for m in report.errors() if m.path.split("/")[0] in SELF_CHECKED]
+    assert report.status in (0, 1), report.stderr
+    assert not own, "\n".join(f"{m.path}:{m.line}: {m.message} [{m.code}]" for m in own)
+
+
+def test_no_errors_outside_the_checked_files(report: Report) -> None:
+    cases = {CASES_DIR.relative_to(ROOT).as_posix() + "/" + case.name for case in CASES}
+    stray = [m for m in report.errors() if m.path not in cases and m.path.split("/")[0] not in SELF_CHECKED]
+    assert not stray, stray
+
+
+def test_every_rule_the_plugin_reports_is_exercised(report: Report) -> None:
+    seen = {m.message.split(" ", 1)[0] for m in report.errors() if m.code and m.code.startswith("jitcheck-")}
+    assert seen == set(rules.MYPY_CODES), f"not exercised: {sorted(set(rules.MYPY_CODES) - seen)}"
+
+
+def test_each_message_starts_with_its_rule_code_under_its_mypy_code(report: Report) -> None:
+    for message in report.errors():
+        if message.code and message.code.startswith("jitcheck-"):
+            code = message.message.split(" ", 1)[0]
+            assert rules.rule(code).mypy_code == message.code, message
+            assert "; " in message.message, f"no fix given: {message}"
