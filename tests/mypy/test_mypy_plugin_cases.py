@@ -11,7 +11,7 @@ from tests.mypy.harness import ROOT, Report, mismatches, run_mypy
 
 CASES_DIR = Path(__file__).parent / "cases"
 CASES = sorted(CASES_DIR.glob("*.py"))
-SELF_CHECKED = ("jitcheck", "mypy_plugin", "tools")
+SELF_CHECKED = ("jitcheck", "mypy_plugin")
 
 
 @pytest.fixture(scope="module")

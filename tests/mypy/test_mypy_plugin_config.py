@@ -18,14 +18,14 @@ MYPY_TOML = """\
 [tool.mypy]
 python_version = "3.11"
 strict = true
-plugins = ["tools/mypy_plugin_dev.py"]
+plugins = ["mypy_plugin"]
 explicit_package_bases = true
 """
 MYPY_INI = """\
 [mypy]
 python_version = 3.11
 strict = True
-plugins = tools/mypy_plugin_dev.py
+plugins = mypy_plugin
 explicit_package_bases = True
 """
 
@@ -46,8 +46,7 @@ ignore = nested-function
 
 
 def write_config(folder: Path, name: str, text: str) -> Path:
-    """A config file in ``folder``, next to a link to this checkout's ``tools/`` (the plugin entry)."""
-    (folder / "tools").symlink_to(ROOT / "tools", target_is_directory=True)
+    """A config file named ``name`` in ``folder``."""
     path = folder / name
     path.write_text(text)
     return path

@@ -40,5 +40,5 @@ def bad() -> None:
 
 
 def from_a_variable(configs: OrderedMap[str, MutableName], fine: OrderedMap[str, Hashable]) -> None:
-    NodeDefinition(scale, ("x",), ("y",), settings=configs)  # mypy-expect: arg-type, jitcheck-setting # mypy-says: JC203 `configs` is an instance of the non-frozen dataclass `MutableName` used as a node setting
+    NodeDefinition(scale, ("x",), ("y",), settings=configs)  # mypy-expect: jitcheck-setting # mypy-says: JC203 `configs` is an instance of the non-frozen dataclass `MutableName` used as a node setting
     NodeDefinition(scale, ("x",), ("y",), settings=fine)
