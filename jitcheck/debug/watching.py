@@ -227,3 +227,9 @@ def watch(
 
 
 __all__ = ["WatchedFunction", "argument_keys", "call_key", "watch"]
+
+# Loaded first (``from jitcheck.debug import watch``), this module imported the core
+# while the debug layer was loading, so the core left the JITCHECK_DEBUG switch to us.
+from jitcheck.debug.switch import enable_from_environment as _enable_from_environment  # noqa: E402
+
+_enable_from_environment()

@@ -165,3 +165,14 @@ def test_report_of_one_module_of_a_package(run_python: RunPython) -> None:
     (module,) = report["modules"]
     assert module["module"] == "debug_clean_pkg.model"
     assert [g["name"] for g in module["graphs"]] == ["MLP_AT_SHAPES"]
+
+
+def test_report_and_watch_work_with_the_environment_switch_set(run_python: RunPython) -> None:
+    # The debug layer's own modules import the core; the core's JITCHECK_DEBUG switch must
+    # not re-enter them half-loaded (it used to fail with a circular import).
+    done = run_python("-m", "jitcheck.debug", "report", "debug_clean_pkg", env={"JITCHECK_DEBUG": "debug_clean_pkg"})
+    assert done.returncode == 0, done.stderr
+    assert "1 graph traced" in done.stdout or "graphs traced" in done.stdout
+    code = "from jitcheck.debug import watch, is_enabled; assert is_enabled(); import debug_clean_pkg"
+    done = run_python("-c", code, env={"JITCHECK_DEBUG": "debug_clean_pkg"})
+    assert done.returncode == 0, done.stderr
