@@ -28,6 +28,7 @@ from libcst.metadata import (
 from jitcheck import rules
 from jitcheck.lint import names
 from jitcheck.lint.collect import CallSite, ClassInfo, Collector, Context, collect
+from jitcheck.lint.prefilter import possible
 
 FixKind = Literal["value-partial", "hoist-lambda", "tuple", "frozenset", "frozen-dataclass"]
 
@@ -227,13 +228,20 @@ class Analyzer:
             node = getattr(ref, "node", None)
             if isinstance(node, cst.FunctionDef):
                 def_scope = getattr(ref, "scope", None)
-                if def_scope is not None and not isinstance(def_scope, (GlobalScope, ClassScope)):
-                    return rules.NESTED_FUNCTION, {"position": position, "subject": expr.value}, None
-                return None
+                if def_scope is None or isinstance(def_scope, (GlobalScope, ClassScope)):
+                    return None
+                defined_in = self.c.defs.get(node)
+                if defined_in is None or defined_in.function is not context.function:
+                    return None  # defined by an outer function: the same object on every call here
+                if not rebuilt:
+                    return None
+                return rules.NESTED_FUNCTION, {"position": position, "subject": expr.value}, None
             if depth == 0 and node is not None and node in self.c.assigned:
                 value, bound_in = self.c.assigned[node]
                 if isinstance(getattr(ref, "scope", None), GlobalScope) and not bound_in.in_loop:
                     return None  # one module-level object: the same key every time
+                if bound_in.function is not context.function:
+                    return None  # bound by an outer function: the same object on every call here
                 found = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
                                               allow_value_partial=False, depth=1)
                 if found is not None:
@@ -464,8 +472,11 @@ class Analyzer:
         function = context.function
         if not isinstance(function, cst.FunctionDef):
             return False
-        if context.method_of is not None and function.name.value in names.CONSTRUCTOR_METHODS:
+        name = function.name.value
+        if context.method_of is not None and name in names.CONSTRUCTOR_METHODS:
             return True
+        if name in names.ONCE_FUNCTIONS or name.startswith("test"):
+            return True  # an entry point or a test: run once, by the program or the test runner
         for decorator in function.decorators:
             expr = decorator.decorator
             target = expr.func if isinstance(expr, cst.Call) else expr
@@ -492,11 +503,27 @@ class Analyzer:
             return parent.attr.value in ("lower", "trace", "eval_shape")
         if isinstance(parent, (cst.Assign, cst.AnnAssign)):
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
-            return any(self.name_called(t) for t in targets if isinstance(t, cst.Name))
+            bound = [t for t in targets if isinstance(t, cst.Name)]
+            if not bound:
+                return False
+            return self.called_per_build(bound[0], self.c.assigned[bound[0]][1] if bound[0] in self.c.assigned else None)
         return False
 
-    def name_called(self, target: cst.Name | cst.FunctionDef) -> bool:
-        return bool(self.calls_of(target))
+    def called_per_build(self, target: cst.Name | cst.FunctionDef, built: Context | None) -> bool:
+        """True when what ``target`` binds is called in the function that builds it, and not in a loop there.
+
+        Calls from a nested function (a closure handed out) or over a loop (the
+        build amortised over many calls, as in a ``main`` that trains) are not
+        "per build".
+        """
+        if built is None:
+            return False
+        calls = [site for site in self.calls_of(target) if site.context.function is built.function]
+        if not calls:
+            return False
+        if not built.in_loop and any(site.context.in_loop for site in calls):
+            return False
+        return True
 
     def jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
         call = site.node
@@ -542,7 +569,7 @@ class Analyzer:
             wrapper = self.wrapper_for(expr)
             if wrapper is None:
                 return
-        if context.per_call and not self.exempt(context) and self.name_called(function):
+        if context.per_call and not self.exempt(context) and self.called_per_build(function, context):
             position = f"the function jitted by `@{_text(self.module, expr, 40)}` {context.where()}"
             self.report(decorator, rules.NESTED_FUNCTION, {"subject": function.name.value, "position": position})
         if spec is not None and self.scopes.get(function) is not None:
@@ -748,6 +775,8 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
 
 def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str] = (), jit_wrappers: Sequence[str] = ()) -> Analysis:
     """Every finding of the static rules in a parsed module, in source order."""
+    if not possible(source, graph_constructors, jit_wrappers):
+        return Analysis(module, None, [])
     collector = collect(module, source, graph_constructors, jit_wrappers)
     if not collector.needs_scope:
         return Analysis(module, None, [])

@@ -78,6 +78,9 @@ CACHING_DECORATORS: Final = frozenset(
 CONSTRUCTOR_METHODS: Final = frozenset({"__init__", "__post_init__", "setup"})
 """Methods that run once per object: ``self.f = jax.jit(self.g)`` there is the recommended pattern."""
 
+ONCE_FUNCTIONS: Final = frozenset({"main", "setUp", "setUpClass", "setUpModule"})
+"""Functions a program or test runner calls once (with every ``test*`` function)."""
+
 BASE_TRIGGERS: Final = frozenset(
     {name.rsplit(".", 1)[-1] for name in (*JIT_WRAPPERS, *NODE_CONSTRUCTORS, *GRAPH_CONSTRUCTORS)}
 )
@@ -101,6 +104,7 @@ __all__ = [
     "GRAPH_CONSTRUCTORS",
     "JIT_WRAPPERS",
     "NODE_CONSTRUCTORS",
+    "ONCE_FUNCTIONS",
     "ORDERED_MAPS",
     "PARTIAL_TRIGGERS",
     "TREE_PARTIALS",
