@@ -61,7 +61,7 @@ class _Scan(ast.NodeVisitor):
         self.loops = loops
         self.functions.pop()
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
         self.functions.append("<lambda>")
@@ -73,8 +73,8 @@ class _Scan(ast.NodeVisitor):
         self.generic_visit(node)
         self.loops -= 1
 
-    visit_For = visit_AsyncFor = visit_While = _loop  # type: ignore[assignment]
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _loop  # type: ignore[assignment]
+    visit_For = visit_AsyncFor = visit_While = _loop
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _loop
 
     def visit_Call(self, node: ast.Call) -> None:
         last = _last(node.func)
