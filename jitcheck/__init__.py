@@ -62,4 +62,23 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_EXPORTS])
 
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "CallableGraph",
+    "Frozen",
+    "GraphWithValues",
+    "JitGraph",
+    "Label",
+    "NestingGraph",
+    "NodeDefinition",
+    "OrderedMap",
+    "Place",
+    "Refused",
+    "ReturnedUnlike",
+    "TraceFailed",
+    "Traced",
+    "ValuePartial",
+    "Violation",
+    "check_hashable",
+    "check_reassembles",
+    "unchecked",
+]

@@ -22,9 +22,9 @@ from jitcheck import rules
 from jitcheck.core.checking import per_level
 from jitcheck.core.events import ArgumentKey, notify_trace
 from jitcheck.core.frozen import Frozen, OrderedMap, frozen_map
-from jitcheck.core.keys import key_problems
+from jitcheck.core.keys import KeyProblem, key_problems
 from jitcheck.core.names import N, V
-from jitcheck.core.violations import ReturnedUnlike, Violation, node_name, violation
+from jitcheck.core.violations import ReturnedUnlike, Violation, node_name, violation, violation_from
 
 Body: TypeAlias = Callable[..., Any]
 NodeCheck: TypeAlias = Callable[[Any, "NodeDefinition[Any]"], Iterable[Violation]]
@@ -42,7 +42,7 @@ class NodeDefinition(Frozen, Generic[V]):
     body: Body
     inputs: tuple[V, ...] = ()
     outputs: tuple[V, ...] = ()
-    settings: OrderedMap[str, Hashable] = OrderedMap()
+    settings: Mapping[str, Hashable] = OrderedMap()
 
     def __post_init__(self) -> None:
         if not callable(self.body):
@@ -105,7 +105,7 @@ class NestingGraph(Frozen, Generic[N, V]):
     inside it.
     """
 
-    nodes: OrderedMap[N, NodeDefinition[V] | NestingGraph[N, V]]
+    nodes: Mapping[N, NodeDefinition[V] | NestingGraph[N, V]]
     outputs: tuple[V, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -168,8 +168,21 @@ def as_nesting(graph: AnyGraph) -> NestingGraph[Any, Any]:
     return graph.graph if isinstance(graph, CallableGraph) else graph
 
 
+def names_hash(graph: AnyGraph) -> bool:
+    """True when every place hashes (else `check_names` reports them, and the checks
+    that index places by hash stand aside)."""
+    try:
+        for _, _, node in as_nesting(graph).flat():
+            hash((node.inputs, node.outputs))
+    except TypeError:
+        return False
+    return True
+
+
 def check_outputs_exist(graph: AnyGraph) -> Iterator[Violation]:
     """Every declared output of a graph (and of each nested graph) is produced inside it."""
+    if not names_hash(graph):
+        return
     for path, inner in as_nesting(graph).graphs():
         if inner.outputs is None:
             continue
@@ -181,6 +194,8 @@ def check_outputs_exist(graph: AnyGraph) -> Iterator[Violation]:
 
 def check_produced_once(graph: AnyGraph) -> Iterator[Violation]:
     """Every place has at most one producer."""
+    if not names_hash(graph):
+        return
     producers: dict[Hashable, list[str]] = {}
     for path, label, node in as_nesting(graph).flat():
         for place in node.outputs:
@@ -288,6 +303,8 @@ def _describe_cycle(flat: tuple[Any, ...], deps: list[set[int]], stuck: list[int
 
 def check_acyclic(graph: AnyGraph) -> Iterator[Violation]:
     """The nodes can be ordered: no node depends, through others, on itself."""
+    if not names_hash(graph):
+        return
     _, cycle = dependency_order(as_nesting(graph).flat())
     if cycle:
         yield violation(rules.CYCLE, cycle=cycle)
@@ -375,23 +392,28 @@ _HASH_RULES = frozenset(
 )
 
 
-def _node_problems(node: NodeDefinition[Any]) -> Iterator[tuple[str, Any]]:
-    yield from ((p.path, p) for p in key_problems(node.body, "body", callable_position=True))
-    for key, value in node.settings.items():
-        yield from ((p.path, p) for p in key_problems(value, f"settings[{key!r}]"))
+def _node_problems(node: NodeDefinition[Any]) -> tuple[KeyProblem, ...]:
+    """Every leaf of the node that is a bad key, found once per node and kept (nodes are immutable)."""
+    found: tuple[KeyProblem, ...] | None = node.__dict__.get("_key_problems")
+    if found is None:
+        found = tuple(key_problems(node.body, "body", callable_position=True))
+        for key, value in node.settings.items():
+            found += tuple(key_problems(value, f"settings[{key!r}]"))
+        node.__dict__["_key_problems"] = found
+    return found
 
 
-def _position(path: str) -> str:
-    return "a node body" if path.startswith("body") else "a node setting"
+def _node_violation(name: Hashable, problem: KeyProblem) -> Violation:
+    position = "a node body" if problem.path.startswith("body") else "a node setting"
+    return violation_from(problem.rule, {"position": position, **problem.fields}, node=name, leaf=problem.path)
 
 
 def check_hashable(name: Hashable, node: NodeDefinition[Any]) -> Iterator[Violation]:
     """The node hashes. An array anywhere in it is refused (it is data the graph does
     not name, and it does not hash); every leaf that fails is named."""
-    for path, problem in _node_problems(node):
+    for problem in _node_problems(node):
         if problem.rule in _HASH_RULES:
-            fields = {"position": _position(path), **problem.fields}
-            yield violation(problem.rule, node=name, leaf=path, **fields)
+            yield _node_violation(name, problem)
 
 
 def check_reassembles(name: Hashable, node: NodeDefinition[Any]) -> Iterator[Violation]:
@@ -401,10 +423,9 @@ def check_reassembles(name: Hashable, node: NodeDefinition[Any]) -> Iterator[Vio
     ``jax.tree_util.Partial``, one of them) defines no ``__eq__``; a lambda or a
     nested function is a new object each time it is built.
     """
-    for path, problem in _node_problems(node):
+    for problem in _node_problems(node):
         if problem.rule not in _HASH_RULES:
-            fields = {"position": _position(path), **problem.fields}
-            yield violation(problem.rule, node=name, leaf=path, **fields)
+            yield _node_violation(name, problem)
 
 
 class JitGraph(CallableGraph[N, V], Generic[N, V]):

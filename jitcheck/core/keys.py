@@ -27,6 +27,9 @@ from jitcheck.rules import Rule
 _ATOMS = (str, bytes, int, float, complex, bool, type(None), range, enum.Enum, np.dtype, np.generic, type(Ellipsis))
 
 
+_EXACT_ATOMS = frozenset({str, int, float, bool, bytes, complex, type(None)})
+
+
 class KeyProblem(NamedTuple):
     """One leaf of a value that is not a good cache key: where, which rule, and the message fields."""
 
@@ -107,13 +110,13 @@ def _partial_args(value: functools.partial[Any]) -> str:
 
 def _unhashable_problem(value: object) -> tuple[Rule, dict[str, object]]:
     kind = type(value).__name__
-    if isinstance(value, (list, dict, set, bytearray)) and not isinstance(value, bytearray):
+    if isinstance(value, (list, dict, set)):
         return rules.MUTABLE_CONTAINER_STATIC, {"kind": kind}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         params = getattr(type(value), "__dataclass_params__", None)
         if params is not None and not params.frozen:
             return rules.MUTABLE_DATACLASS, {"type": kind}
-    if _defines(type(value), "__eq__") and type(value).__hash__ is None:
+    if type(value).__module__ != "builtins" and _defines(type(value), "__eq__") and type(value).__hash__ is None:
         return rules.EQ_WITHOUT_HASH, {"type": kind}
     try:
         hash(value)
@@ -164,6 +167,8 @@ def key_problems(value: object, path: str, *, callable_position: bool = False) -
     value is called (a node body): an identity-compared instance is then reported
     as a callable.
     """
+    if type(value) in _EXACT_ATOMS:
+        return
     if is_array(value):
         yield KeyProblem(path, rules.ARRAY_STATIC, {"subject": f"`{path}`", "shape": getattr(value, "shape", None)})
         return

@@ -46,7 +46,7 @@ class GraphWithValues(Frozen, Generic[G, V]):
     """
 
     graph: G
-    values: OrderedMap[V, Any]
+    values: Mapping[V, Any]
 
     checks: ClassVar[tuple[Callable[[Any], Iterable[Violation]], ...]] = (check_values_cover_inputs,)
 
@@ -84,6 +84,10 @@ def shape_of(value: Any) -> Any:
 
 
 def _computed_shape(value: Any) -> Any:
+    if isinstance(value, jax.core.Tracer):  # the common case: one traced array
+        aval: Any = value.aval
+        return shape_dtype(aval.shape, aval.dtype, weak_type=getattr(aval, "weak_type", False))
+
     def leaf(x: Any) -> Any:
         if isinstance(x, _NUMBERS):
             aval = jax.typeof(x)
@@ -125,6 +129,7 @@ def trace_graph(valued: GraphWithValues[CallableGraph[Any, Any], Any]) -> _Resul
     dynamic = [i for i, leaf in enumerate(leaves) if _traceable(leaf)]
     specs = [leaves[i] if isinstance(leaves[i], jax.ShapeDtypeStruct) else shape_of(leaves[i]) for i in dynamic]
     shapes: dict[Hashable, Any] = {}
+    input_shapes = {place: shape_of(value) for place, value in valued.values.items()}
 
     def run(*traced_leaves: Any) -> OrderedMap[Any, Any]:
         full = list(leaves)
@@ -133,7 +138,7 @@ def trace_graph(valued: GraphWithValues[CallableGraph[Any, Any], Any]) -> _Resul
         values: OrderedMap[Any, Any] = jax.tree_util.tree_unflatten(treedef, full)
         env: dict[Hashable, Any] = dict(values.items())
         for place, value in values.items():
-            shapes[place] = shape_of(value)
+            shapes[place] = input_shapes[place]
         for path, label, node in order:
             args = [env[place] for place in node.inputs]
             try:
@@ -163,7 +168,8 @@ def trace_graph(valued: GraphWithValues[CallableGraph[Any, Any], Any]) -> _Resul
         raise refusal(f"Traced graph, node {node_name(failed.found.graph, failed.found.node)}", [failed.found]) from None
     except Refused:
         raise
-    return _Result(closed, OrderedMap(shapes.items()))
+    ordered = (*valued.values, *graph.graph.computed())
+    return _Result(closed, OrderedMap((place, shapes[place]) for place in ordered))
 
 
 def _short(shape: Any) -> str:

@@ -8,7 +8,7 @@ construction collects every one of them and raises a single `Refused` listing al
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from jitcheck.rules import RETURNED_UNLIKE, TRACE_FAILED, Rule
@@ -85,6 +85,19 @@ def violation(
     **fields: object,
 ) -> Violation:
     """A violation of ``rule``, its message and help filled from ``fields``."""
+    return violation_from(rule, fields, graph=graph, node=node, leaf=leaf, cause=cause)
+
+
+def violation_from(
+    rule: Rule,
+    fields: Mapping[str, object],
+    *,
+    graph: tuple[Hashable, ...] = (),
+    node: Hashable | None = None,
+    leaf: str | None = None,
+    cause: BaseException | None = None,
+) -> Violation:
+    """A violation of ``rule`` with its message and help filled from the ``fields`` mapping."""
     return Violation(
         rule=rule,
         message=rule.format(**fields),
