@@ -540,7 +540,7 @@ class Analyzer:
                 rule, fields, plan = found
                 self.report(fun, rule, fields, plan)
         if spec is not None:
-            self.static_call_sites(call, site.parent, spec, self.params_of(fun), site.spelled)
+            self.static_call_sites(call, site.parent, spec, self.params_of(fun), _text(self.module, call, 50))
 
     def partial_jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
         """``partial(jax.jit, static_argnums=...)``: a decorator, or applied at once."""

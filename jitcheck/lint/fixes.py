@@ -12,6 +12,7 @@ comment, and a second fix changes nothing.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import io
 import tokenize
 from collections import Counter
@@ -62,6 +63,8 @@ class _FixTransformer(cst.CSTTransformer):
         if "." not in spelled:
             for module in ("functools", "jax.tree_util"):
                 RemoveImportsVisitor.remove_unused_import(self.context, module, spelled)
+        else:
+            RemoveImportsVisitor.remove_unused_import(self.context, spelled.rsplit(".", 1)[0])
         return updated_node.with_changes(func=cst.Name("ValuePartial"))
 
     def leave_Lambda(self, original_node: cst.Lambda, updated_node: cst.Lambda) -> cst.BaseExpression:
@@ -103,7 +106,7 @@ class _FixTransformer(cst.CSTTransformer):
             if isinstance(parent, cst.FunctionDef):
                 function = parent.name.value
             current = parent
-        base = f"_{function.strip('_')}_fn" if function else "_jitted_fn"
+        base = f"_{function.strip('_')}_lambda" if function else "_module_lambda"
         candidate, number = base, 1
         while candidate in self.taken:
             number += 1
@@ -192,8 +195,25 @@ def transform(module: cst.Module, wrapper: MetadataWrapper | None, plans: Sequen
     if AddImportsVisitor.CONTEXT_KEY in context.scratch:
         changed = AddImportsVisitor(context).transform_module(changed)
     if RemoveImportsVisitor.CONTEXT_KEY in context.scratch:
-        changed = RemoveImportsVisitor(context).transform_module(changed)
+        pruned = RemoveImportsVisitor(context).transform_module(changed)
+        changed = _keep_blank_lines(changed, pruned)
     return changed.code
+
+
+def _keep_blank_lines(before: cst.Module, after: cst.Module) -> cst.Module:
+    """Give the blank lines above a removed import to the statement that now takes its place."""
+    old = [before.code_for_node(s) for s in before.body]
+    new = [after.code_for_node(s) for s in after.body]
+    body = list(after.body)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag != "delete" or j1 >= len(body):
+            continue
+        removed = before.body[i1]
+        blank = [line for line in removed.leading_lines if line.comment is None]
+        following = body[j1]
+        if blank and not any(line.comment is None for line in following.leading_lines[:1]):
+            body[j1] = following.with_changes(leading_lines=[*blank, *following.leading_lines])
+    return after.with_changes(body=body)
 
 
 def comments(source: str) -> Counter[str]:
