@@ -164,7 +164,8 @@ def load(
     codes = expand(chosen, where) if chosen is not None else static_codes()
     codes |= expand(_strings(table.get("extend-select", []), f"{where} extend-select"), where)
     codes |= expand(extend_select, "--extend-select")
-    codes -= expand(_strings(table.get("ignore", []), f"{where} ignore"), where)
+    if select is None:  # --select on the command line replaces the configured selection, ignores included
+        codes -= expand(_strings(table.get("ignore", []), f"{where} ignore"), where)
     codes -= expand(ignore, "--ignore")
 
     patterns = _strings(table["exclude"], f"{where} exclude") if "exclude" in table else ()

@@ -182,8 +182,8 @@ class _Identifiers(cst.CSTVisitor):
         self.names.add(node.value)
 
 
-def transform(module: cst.Module, wrapper: MetadataWrapper | None, plans: Sequence[FixPlan]) -> str:
-    """The module's code with ``plans`` applied (imports added and pruned)."""
+def transform(module: cst.Module, wrapper: MetadataWrapper | None, plans: Sequence[FixPlan], *, prune_imports: bool = True) -> str:
+    """The module's code with ``plans`` applied (imports added, and pruned when ``prune_imports``)."""
     if not plans:
         return module.code
     if wrapper is None:
@@ -194,7 +194,7 @@ def transform(module: cst.Module, wrapper: MetadataWrapper | None, plans: Sequen
     changed = wrapper.visit(_FixTransformer(plans, context, identifiers.names))
     if AddImportsVisitor.CONTEXT_KEY in context.scratch:
         changed = AddImportsVisitor(context).transform_module(changed)
-    if RemoveImportsVisitor.CONTEXT_KEY in context.scratch:
+    if prune_imports and RemoveImportsVisitor.CONTEXT_KEY in context.scratch:
         pruned = RemoveImportsVisitor(context).transform_module(changed)
         changed = _keep_blank_lines(changed, pruned)
     return changed.code
@@ -256,6 +256,8 @@ def _verified(source: str, module: cst.Module, wrapper: MetadataWrapper | None, 
     plans = [f.fix for f in chosen if f.fix is not None]
     try:
         new = transform(module, wrapper, plans)
+        if comments(source) - comments(new):
+            new = transform(module, wrapper, plans, prune_imports=False)  # an unused import kept for its comment
         new_module, new_wrapper, after = analyse(new)
     except Exception:
         return None
