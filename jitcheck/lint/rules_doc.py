@@ -38,7 +38,9 @@ def rule_page(rule: rules.Rule, *, heading: str = "##") -> str:
             "",
             f"Reported by {layers}{mypy}.",
             "",
-            "**What it does.** It reports: " + _sentence(rule.format(**_PLACEHOLDERS)),
+            f"**What it does.** Flags {rule.title[0].lower() + rule.title[1:]}. The message reads:",
+            "",
+            "> " + rule.format(**_PLACEHOLDERS),
             "",
             "**Why is this bad?** " + " ".join(rule.why.split()),
             "",
@@ -54,7 +56,7 @@ def rule_page(rule: rules.Rule, *, heading: str = "##") -> str:
             rule.fixed,
             "```",
             "",
-            "**Fix.** " + _sentence(rule.format_help(**_PLACEHOLDERS)) + " " + fix,
+            "**How to fix.** " + _sentence(rule.format_help(**_PLACEHOLDERS)) + " " + fix,
             "",
         ]
     )
