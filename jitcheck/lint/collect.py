@@ -114,6 +114,8 @@ class Collector(cst.CSTVisitor):
         self.classes: dict[cst.ClassDef, ClassInfo] = {}
         self.defs: dict[cst.FunctionDef, Context] = {}
         self.decorated: list[tuple[cst.FunctionDef, cst.Decorator, Context]] = []
+        self.applied_parent: dict[cst.Call, cst.CSTNode | None] = {}
+        """For a call whose callee is itself a call (``partial(jax.jit, ...)(f)``): what holds it."""
         self.needs_scope = False
         self._handlers: dict[type[cst.CSTNode], Callable[[cst.CSTNode], bool]] = {
             cst.FunctionDef: self._function,  # type: ignore[dict-item]
@@ -243,6 +245,8 @@ class Collector(cst.CSTVisitor):
 
     def _call(self, node: cst.Call) -> bool:
         func = node.func
+        if isinstance(func, cst.Call):
+            self.applied_parent[node] = self.stack[-2] if len(self.stack) > 1 else None
         if isinstance(func, (cst.Name, cst.Attribute)):
             spelled = get_full_name_for_node(func) or ""
             site: CallSite | None = None

@@ -42,9 +42,10 @@ class _FixTransformer(cst.CSTTransformer):
 
     METADATA_DEPENDENCIES = (ParentNodeProvider,)
 
-    def __init__(self, plans: Sequence[FixPlan], context: CodemodContext, identifiers: set[str]) -> None:
+    def __init__(self, plans: Sequence[FixPlan], context: CodemodContext, identifiers: set[str], annotate: bool) -> None:
         super().__init__()
         self.context = context
+        self.annotate = annotate
         self.by_node: dict[cst.CSTNode, FixPlan] = {}
         for plan in plans:
             self.by_node.setdefault(plan.node, plan)
@@ -76,9 +77,16 @@ class _FixTransformer(cst.CSTTransformer):
             return updated_node
         name = self._fresh_name(original_node)
         params = updated_node.params
+        returns = None
+        if self.annotate:
+            # The module is annotated: say what is known (nothing), so strict type checkers accept the new def.
+            AddImportsVisitor.add_needed_import(self.context, "typing", "Any")
+            params = _annotated(params)
+            returns = cst.Annotation(cst.Name("Any"))
         definition = cst.FunctionDef(
             name=cst.Name(name),
             params=params,
+            returns=returns,
             body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(updated_node.body.with_changes(lpar=[], rpar=[])
                                                                           if _parenthesized_safely(updated_node.body) else updated_node.body)])]),
             leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
@@ -166,20 +174,42 @@ class _FixTransformer(cst.CSTTransformer):
         return updated_node.with_changes(body=body)
 
 
+def _annotated(params: cst.Parameters) -> cst.Parameters:
+    """Lambda parameters with ``Any`` annotations (a lambda's ``*args``/``**kwargs`` too)."""
+
+    def annotate(param: cst.Param) -> cst.Param:
+        return param.with_changes(annotation=cst.Annotation(cst.Name("Any")))
+
+    star = params.star_arg
+    return params.with_changes(
+        params=[annotate(p) for p in params.params],
+        posonly_params=[annotate(p) for p in params.posonly_params],
+        kwonly_params=[annotate(p) for p in params.kwonly_params],
+        star_arg=annotate(star) if isinstance(star, cst.Param) else star,
+        star_kwarg=annotate(params.star_kwarg) if params.star_kwarg is not None else None,
+    )
+
+
 def _parenthesized_safely(expr: cst.BaseExpression) -> bool:
     """A lambda body in parentheses that may go (it fits one line after ``return``)."""
     return bool(getattr(expr, "lpar", None)) and "\n" not in cst.Module([]).code_for_node(expr)
 
 
 class _Identifiers(cst.CSTVisitor):
-    """Every identifier a module spells: a hoisted function gets a name none of them is."""
+    """Every identifier a module spells (a hoisted function gets a name none of them is),
+    and whether its functions carry return annotations (then a hoisted one does too)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.names: set[str] = set()
+        self.annotated = False
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if node.returns is not None:
+            self.annotated = True
 
 
 def transform(module: cst.Module, wrapper: MetadataWrapper | None, plans: Sequence[FixPlan], *, prune_imports: bool = True) -> str:
@@ -191,7 +221,7 @@ def transform(module: cst.Module, wrapper: MetadataWrapper | None, plans: Sequen
     context = CodemodContext()
     identifiers = _Identifiers()
     module.visit(identifiers)
-    changed = wrapper.visit(_FixTransformer(plans, context, identifiers.names))
+    changed = wrapper.visit(_FixTransformer(plans, context, identifiers.names, identifiers.annotated))
     if AddImportsVisitor.CONTEXT_KEY in context.scratch:
         changed = AddImportsVisitor(context).transform_module(changed)
     if prune_imports and RemoveImportsVisitor.CONTEXT_KEY in context.scratch:

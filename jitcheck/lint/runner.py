@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import multiprocessing
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,6 +68,9 @@ def _check(work: _Work) -> tuple[int, Checked]:
 def _run_all(work: list[_Work], jobs: int) -> list[tuple[int, Checked]]:
     if jobs <= 1 or len(work) < 4:
         return [_check(item) for item in work]
+    import multiprocessing  # only when there is work for a pool: a warm run starts faster
+    from concurrent.futures import ProcessPoolExecutor
+
     work = sorted(work, key=lambda w: -len(w.data))
     chunk = max(1, len(work) // (jobs * 8))
     context = multiprocessing.get_context("fork")

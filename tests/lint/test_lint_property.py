@@ -137,8 +137,19 @@ def programs(draw: st.DrawFn) -> str:
     return "\n\n\n".join(chunks) + "\n"
 
 
+def assert_prefilter_conservative(source: str) -> None:
+    """The ast prefilter never hides a finding that the full libcst analysis makes."""
+    from jitcheck.lint.analysis import analyze
+
+    module = cst.parse_module(source)
+    full = [(f.line, f.column, f.rule.code) for f in analyze(module, source, prefilter=False).findings]
+    filtered = [(f.line, f.column, f.rule.code) for f in analyze(module, source).findings]
+    assert filtered == full
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
 def test_composed_jax_modules_fix_soundly(source: str) -> None:
     compile(source, "generated.py", "exec")
+    assert_prefilter_conservative(source)
     assert_sound(source)

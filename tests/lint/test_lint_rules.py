@@ -228,6 +228,14 @@ TRUE_POSITIVES = {
         """,
         [(8, "JC202"), (9, "JC202"), (10, "JC202")],
     ),
+    "static argument of partial(jax.jit, ...) applied at once": (
+        """\
+        step = partial(jax.jit, static_argnums=1)(scale)
+        def run(x):
+            return step(x, [1, 2])
+        """,
+        [(3, "JC202")],
+    ),
     "static argument via self.attribute set in __init__": (
         """\
         class Runner:
@@ -275,6 +283,24 @@ TRUE_POSITIVES = {
 def test_true_positive(name: str) -> None:
     body, expected = TRUE_POSITIVES[name]
     assert check(body) == expected
+
+
+@pytest.mark.parametrize("name", list(TRUE_POSITIVES))
+def test_prefilter_lets_every_true_positive_through(name: str) -> None:
+    from jitcheck.lint.prefilter import possible
+
+    assert possible(HEADER + textwrap.dedent(TRUE_POSITIVES[name][0]))
+
+
+def test_prefilter_skips_modules_without_candidates() -> None:
+    from jitcheck.lint.prefilter import possible
+
+    assert not possible("import numpy as np\nx = np.ones(3)\n")
+    assert not possible("import jax\n@jax.jit\ndef f(x):\n    return x\ng = jax.jit(f)\n")
+    assert not possible("import jax\ndef f(x):\n    return x\ndef run(x):\n    return jax.jit(f)(x)\n")
+    assert not possible("import jax\ndef make(lr):\n    def u(p):\n        return p - lr\n    return jax.jit(u)\n")
+    assert possible("import jax\ndef run(x):\n    return jax.jit(lambda v: v)(x)\n")
+    assert possible("def broken(:\n")  # unparsable by ast: left to libcst
 
 
 TRUE_NEGATIVES = {

@@ -9,6 +9,7 @@ from jax import Array
 from jitcheck import ValuePartial, JitGraph, NestingGraph, NodeDefinition, OrderedMap
 from lint_project.config import ModelConfig, TrainConfig
 from lint_project.stages import stage
+from typing import Any
 
 
 def normalize(image: Array, mean: float, std: float) -> Array:
@@ -44,7 +45,7 @@ class Augmenter:
         return NodeDefinition(self.apply, inputs=("image",), outputs=("augmented",))
 
 
-def _module_lambda(flat):
+def _module_lambda(flat: Any) -> Any:
     return flat * 2.0
 
 

@@ -11,6 +11,7 @@ from jax import Array
 from lint_project.config import ModelConfig
 from lint_project.model import Params, forward
 from jitcheck import ValuePartial
+from typing import Any
 
 CONFIG = ModelConfig()
 LAYER_SIZES = [32, 32, 10]
@@ -28,7 +29,7 @@ def sgd_update(params: Params, grads: Params, lr: float) -> Params:
 apply_update = jax.jit(sgd_update, static_argnames=("lr",))
 
 
-def _train_lambda(p, g):
+def _train_lambda(p: Any, g: Any) -> Any:
     return sgd_update(p, g, 0.1)
 
 
@@ -97,7 +98,7 @@ def scaled(x: Array) -> Array:
     return y
 
 
-def _layered_lambda(v):
+def _layered_lambda(v: Any) -> Any:
     return v
 
 
