@@ -300,7 +300,7 @@ def test_prefilter_skips_modules_without_candidates() -> None:
     assert not possible("import jax\ndef f(x):\n    return x\ndef run(x):\n    return jax.jit(f)(x)\n")
     assert not possible("import jax\ndef make(lr):\n    def u(p):\n        return p - lr\n    return jax.jit(u)\n")
     assert possible("import jax\ndef run(x):\n    return jax.jit(lambda v: v)(x)\n")
-    assert possible("import jax\ndef broken(:\n")  # unparsable by ast: left to libcst
+    assert possible("from jax import jit\ndef broken(:\n")  # unparsable by ast: left to libcst
 
 
 TRUE_NEGATIVES = {
