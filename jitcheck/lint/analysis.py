@@ -540,7 +540,7 @@ class Analyzer:
                 rule, fields, plan = found
                 self.report(fun, rule, fields, plan)
         if spec is not None:
-            self.static_call_sites(call, site.parent, spec, self.params_of(fun), _text(self.module, call, 50))
+            self.static_call_sites(call, site.parent, spec, self.params_of(fun), _text(self.module, call, 50), site.context)
 
     def partial_jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
         """``partial(jax.jit, static_argnums=...)``: a decorator, or applied at once."""
@@ -548,7 +548,7 @@ class Analyzer:
         applied = site.parent
         if spec is not None and isinstance(applied, cst.Call) and applied.func is site.node and applied.args:
             self.static_call_sites(applied, self.c.applied_parent.get(applied), spec,
-                                   self.params_of(applied.args[0].value), _text(self.module, applied, 50))
+                                   self.params_of(applied.args[0].value), _text(self.module, applied, 50), site.context)
 
     def decorated_def(self, function: cst.FunctionDef, decorator: cst.Decorator, context: Context) -> None:
         expr = decorator.decorator
@@ -617,11 +617,9 @@ class Analyzer:
         return tuple(p.name.value for p in (*function.params.posonly_params, *function.params.params))
 
     def static_call_sites(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, spec: tuple[frozenset[int], frozenset[str]],
-                          params: tuple[str, ...] | None, spelled: str) -> None:
+                          params: tuple[str, ...] | None, spelled: str, context: Context) -> None:
         """Check every call of the jitted wrapper this file makes: right away, via a name, or via ``self.name``."""
         if isinstance(parent, cst.Call) and parent.func is wrapper_call:
-            site = self.c.call_of_func.get(parent.func)
-            context = site.context if site else self.c.context()
             self.check_static_arguments(parent, context, spec, params, spelled)
             return
         if not isinstance(parent, (cst.Assign, cst.AnnAssign)):
@@ -660,7 +658,8 @@ class Analyzer:
     def static_value(self, expr: cst.BaseExpression, position: str, context: Context) -> None:
         found = self.value_problem(expr, position)
         if found is None:
-            found = self.callable_problem(expr, rebuilt=context.per_call, context=context, position=position)
+            rebuilt = context.per_call and not self.exempt(context)
+            found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position)
         if found is not None:
             rule, fields, plan = found
             self.report(expr, rule, fields, plan)

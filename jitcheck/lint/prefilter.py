@@ -21,7 +21,9 @@ from jitcheck.lint.collect import _ALIAS
 Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_HARMLESS_CALLS = frozenset({"int", "float", "str", "bool", "bytes", "tuple", "frozenset", "len", "range", "complex", "type"})
+_KNOWN_PACKAGES = ("jax.", "flax.", "equinox.", "numpy.", "optax.", "functools.")
+"""Packages whose names the prefilter trusts: a ``jit`` imported from one of them that is
+not a known wrapper (``flax.linen.jit``) is not one. Other packages are left to libcst."""
 
 
 def _last(node: ast.expr) -> str | None:
@@ -58,19 +60,33 @@ class _Index:
         self.calls: list[_Site] = []
         self.defs: list[_Site] = []
         self.by_name: dict[str, list[_Site]] = {}
-        self.bound: set[str] = set()
+        self.values: dict[str, list[ast.expr]] = {}
+        """Values assigned to each simple name (``x = ...``), anywhere."""
+        self.nested_defs: set[str] = set()
+        self.binders: dict[str, set[tuple[int, bool]]] = {}
+        """Where each name is bound by ``def`` or assignment: (id of the function or 0, in a loop)."""
         self.imported: set[str] = set()
+        self.modules: dict[str, str] = {}
+        """Import aliases and the qualified names they stand for (``nn`` -> ``flax.linen``)."""
         self.class_of: dict[int, ast.ClassDef] = {}
+        self.classes: set[str] = set()
+        self.outer: dict[int, Function | None] = {}
+        """The function each function is defined in (None at module level)."""
         self._walk(tree, None, None, False)
 
     def _walk(self, node: ast.AST, parent: ast.AST | None, function: Function | None, loop: bool) -> None:
         stack: list[tuple[ast.AST, ast.AST | None, Function | None, bool]] = [(node, parent, function, loop)]
         while stack:
             node, parent, function, loop = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                self.outer[id(node)] = function
+            elif isinstance(node, ast.ClassDef):
+                self.classes.add(node.name)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.defs.append(_Site(node, parent, function, loop))
                 if function is not None:
-                    self.bound.add(node.name)
+                    self.nested_defs.add(node.name)
+                self.binders.setdefault(node.name, set()).add((id(function) if function else 0, loop))
                 if isinstance(parent, ast.ClassDef):
                     self.class_of[id(node)] = parent
                 outer = [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
@@ -98,21 +114,36 @@ class _Index:
                 spelled = _spelled(node.func)
                 if spelled is not None:
                     self.by_name.setdefault(spelled, []).append(site)
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                self.bound.add(node.id)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        self.values.setdefault(target.id, []).append(node.value)
+                        self.binders.setdefault(target.id, set()).add((id(function) if function else 0, loop))
+            elif isinstance(node, ast.Import):
                 for alias in node.names:
-                    self.imported.add((alias.asname or alias.name).split(".")[0])
+                    local = alias.asname or alias.name.split(".")[0]
+                    self.imported.add(local)
+                    self.modules[local] = alias.name if alias.asname else local
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    local = alias.asname or alias.name
+                    self.imported.add(local)
+                    if node.module and not node.level:
+                        self.modules[local] = f"{node.module}.{alias.name}"
             stack.extend((child, node, function, loop) for child in ast.iter_child_nodes(node))
 
 
 class _Judge:
-    def __init__(self, index: _Index, jit: frozenset[str], graph: frozenset[str], stable: frozenset[str]) -> None:
+    def __init__(self, index: _Index, jit: frozenset[str], graph: frozenset[str], jit_qualified: frozenset[str] = frozenset()) -> None:
         self.index = index
         self.jit = jit
         self.graph = graph
-        self.stable = stable
         self.sites = {id(site.node): site for site in index.calls}
+        self.jit_qualified = frozenset(names.JIT_WRAPPERS) | jit_qualified
+        self.partials = frozenset(names.PARTIAL_TRIGGERS) | frozenset(
+            local for local, qualified in index.modules.items() if qualified.rsplit(".", 1)[-1] in names.PARTIAL_TRIGGERS
+        )
 
     def exempt(self, function: Function | None) -> bool:
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -125,6 +156,20 @@ class _Judge:
     def called_in(self, spelled: str, function: Function | None) -> bool:
         return any(site.function is function for site in self.index.by_name.get(spelled, ()))
 
+    def within(self, function: Function | None, outer: Function | None) -> bool:
+        """True when code in ``function`` can see names bound in ``outer`` (it is ``outer`` or nested in it)."""
+        if outer is None:
+            return True
+        current = function
+        while current is not None:
+            if current is outer:
+                return True
+            current = self.index.outer.get(id(current))
+        return False
+
+    def calls_seeing(self, spelled: str, bound_in: Function | None) -> list[_Site]:
+        return [site for site in self.index.by_name.get(spelled, ()) if self.within(site.function, bound_in)]
+
     def used_here(self, site: _Site) -> bool:
         parent = site.parent
         if isinstance(parent, ast.Call) and parent.func is site.node:
@@ -136,31 +181,74 @@ class _Judge:
             return any(isinstance(t, ast.Name) and self.called_in(t.id, site.function) for t in targets)
         return False
 
-    def maybe_bad_callable(self, fun: ast.expr) -> bool:
+    def qualified(self, func: ast.expr) -> str | None:
+        """The dotted name ``func`` stands for through the module's imports, if its head is imported."""
+        parts: list[str] = []
+        node = func
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.index.modules or node.id in self.index.binders:
+            return None
+        return ".".join([self.index.modules[node.id], *reversed(parts)])
+
+    def is_jit(self, func: ast.expr) -> bool:
+        """Spelled like a jit wrapper, and not imported as something known to be another thing."""
+        if _last(func) not in self.jit:
+            return False
+        qualified = self.qualified(func)
+        return qualified is None or qualified in self.jit_qualified or not qualified.startswith(_KNOWN_PACKAGES)
+
+    def maybe_bad_callable(self, fun: ast.expr, site: _Site) -> bool:
         if isinstance(fun, ast.Name):
-            return fun.id not in self.stable
+            where = id(site.function) if site.function is not None else 0
+            return any(fid == where and (fid or loop) for fid, loop in self.index.binders.get(fun.id, ()))
         if isinstance(fun, ast.Attribute):
             return isinstance(fun.value, ast.Name) and fun.value.id not in self.index.imported
-        return isinstance(fun, (ast.Lambda, ast.Call))
+        if isinstance(fun, ast.Call):
+            return _last(fun.func) in self.partials
+        return isinstance(fun, ast.Lambda)
 
-    def suspicious(self, expr: ast.expr) -> bool:
+    def suspicious(self, expr: ast.expr, depth: int = 0) -> bool:
         """Could ``expr`` break a static position (unhashable, or rebuilt per call)?"""
         if isinstance(expr, ast.Constant):
             return False
         if isinstance(expr, ast.Tuple):
-            return any(self.suspicious(e) for e in expr.elts)
+            return any(self.suspicious(e, depth) for e in expr.elts)
         if isinstance(expr, ast.UnaryOp):
-            return self.suspicious(expr.operand)
+            return self.suspicious(expr.operand, depth)
         if isinstance(expr, ast.Name):
-            return expr.id in self.index.bound
+            if expr.id in self.index.nested_defs:
+                return True
+            if depth >= 2:
+                return expr.id in self.index.values
+            return any(self.suspicious(value, depth + 1) for value in self.index.values.get(expr.id, ()))
         if isinstance(expr, ast.Attribute):
             base = expr.value
             while isinstance(base, ast.Attribute):
                 base = base.value
             return not (isinstance(base, ast.Name) and base.id in self.index.imported)
         if isinstance(expr, ast.Call):
-            return not (isinstance(expr.func, ast.Name) and expr.func.id in _HARMLESS_CALLS)
+            return self.suspicious_call(expr.func)
         return isinstance(expr, (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp, ast.Lambda))
+
+    def suspicious_call(self, func: ast.expr) -> bool:
+        """Could a call of ``func`` build an unhashable or identity-compared value the analysis can name?
+
+        Only what libcst's analysis resolves: a class of this file, a builtin
+        container, a partial, or an array factory of numpy / jax (through imports).
+        """
+        if isinstance(func, ast.Name):
+            if func.id in self.index.classes or func.id in ("list", "dict", "set", "bytearray") or func.id in self.partials:
+                return True
+        elif _last(func) in self.partials:
+            return True
+        qualified = self.qualified(func)
+        if qualified is None:
+            return False
+        return qualified.startswith(("numpy.", "jax.numpy.", "jax.random.", "jax.tree_util.")) or qualified in (
+            "functools.partial",
+        )
 
     def static_spec(self, keywords: Iterable[ast.keyword]) -> tuple[frozenset[int], frozenset[str]] | None:
         nums: set[int] = set()
@@ -196,8 +284,8 @@ class _Judge:
                 return True
         return False
 
-    def binding_bad(self, spelled: str, spec: tuple[frozenset[int], frozenset[str]]) -> bool:
-        return any(self.static_call_bad(site.node, spec) for site in self.index.by_name.get(spelled, ()))  # type: ignore[arg-type]
+    def binding_bad(self, spelled: str, spec: tuple[frozenset[int], frozenset[str]], bound_in: Function | None = None) -> bool:
+        return any(self.static_call_bad(site.node, spec) for site in self.calls_seeing(spelled, bound_in))  # type: ignore[arg-type]
 
     def jit_call(self, site: _Site) -> bool:
         call = site.node
@@ -205,7 +293,7 @@ class _Judge:
         spec = self.static_spec(call.keywords)
         if call.args:
             if (site.function is not None or site.loop) and not self.exempt(site.function) \
-                    and self.maybe_bad_callable(call.args[0]) and self.used_here(site):
+                    and self.maybe_bad_callable(call.args[0], site) and self.used_here(site):
                 return True
         if spec is not None:
             return self.applied_bad(site, spec)
@@ -222,7 +310,7 @@ class _Judge:
                 spelled = _spelled(target)
                 if spelled is not None:
                     receiver_call = spelled.split(".", 1)[-1] if "." in spelled else None
-                    if self.binding_bad(spelled, spec):
+                    if self.binding_bad(spelled, spec, site.function if "." not in spelled else None):
                         return True
                     if receiver_call is not None and any(
                         self.binding_bad(f"{other}.{receiver_call}", spec) for other in ("self", "cls")
@@ -236,15 +324,15 @@ class _Judge:
         for decorator in function.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             spec = None
-            if _last(target) in self.jit:
+            if self.is_jit(target):
                 spec = self.static_spec(decorator.keywords) if isinstance(decorator, ast.Call) else None
-            elif isinstance(decorator, ast.Call) and decorator.args and _last(decorator.args[0]) in self.jit:
+            elif isinstance(decorator, ast.Call) and decorator.args and self.is_jit(decorator.args[0]):
                 spec = self.static_spec(decorator.keywords)
             else:
                 continue
             if site.function is not None and not self.exempt(site.function) and self.called_in(function.name, site.function):
                 return True
-            if spec is not None and id(function) not in self.index.class_of and self.binding_bad(function.name, spec):
+            if spec is not None and id(function) not in self.index.class_of and self.binding_bad(function.name, spec, site.function):
                 return True
         return False
 
@@ -255,9 +343,9 @@ class _Judge:
             last = _last(call.func)
             if last in self.graph:
                 return True
-            if last in self.jit and self.jit_call(site):
+            if last in self.jit and self.is_jit(call.func) and self.jit_call(site):
                 return True
-            if call.args and _last(call.args[0]) in self.jit and last in names.PARTIAL_TRIGGERS:
+            if call.args and self.is_jit(call.args[0]) and last in names.PARTIAL_TRIGGERS:
                 spec = self.static_spec(call.keywords)
                 applied = site.parent
                 if spec is not None and isinstance(applied, ast.Call) and applied.func is call:
@@ -266,27 +354,6 @@ class _Judge:
                         return True
         return any(self.decorated(site) for site in self.index.defs if site.node.decorator_list)  # type: ignore[attr-defined]
 
-
-def _stable_names(tree: ast.Module) -> frozenset[str]:
-    """Names bound once at module level (defs, classes, imports) and never inside a function."""
-    top: set[str] = set()
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            top.add(statement.name)
-        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
-            for alias in statement.names:
-                top.add((alias.asname or alias.name).split(".")[0])
-    local: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
-                    local.add(inner.id)
-                elif isinstance(inner, ast.arg):
-                    local.add(inner.arg)
-                elif inner is not node and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    local.add(inner.name)
-    return frozenset(top - local)
 
 
 def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = ()) -> bool:
@@ -300,7 +367,7 @@ def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: 
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True  # let libcst decide, and report
-    judge = _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), _stable_names(tree))
+    judge = _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers))
     return judge.possible()
 
 
