@@ -11,29 +11,15 @@ import dataclasses
 import tokenize
 from collections.abc import Sequence
 from io import BytesIO
-from typing import Literal
 
 import libcst as cst
 
 from jitcheck import rules
 from jitcheck.lint import noqa
 from jitcheck.lint.analysis import Located, analyze
-from jitcheck.lint.findings import Finding
+from jitcheck.lint.findings import Finding, unreadable
 from jitcheck.lint.fixes import apply_fixes
-
-FixMode = Literal["safe", "unsafe"] | None
-
-
-@dataclasses.dataclass(frozen=True)
-class Settings:
-    """What a worker needs to check a file (picklable)."""
-
-    graph_constructors: tuple[str, ...] = ()
-    jit_wrappers: tuple[str, ...] = ()
-    fix: FixMode = None
-    select: frozenset[str] = frozenset()
-    """With a fix mode: the codes the fixes may touch (selected, not ignored for this file)."""
-
+from jitcheck.lint.settings import FixMode, Settings
 
 @dataclasses.dataclass(frozen=True)
 class Checked:
@@ -43,12 +29,6 @@ class Checked:
     fixed_source: str | None = None
     fixed_count: int = 0
     internal_error: bool = False
-
-
-def unreadable(path: str, reason: str, fix: str, line: int = 1, column: int = 1) -> Finding:
-    """A JC000 finding: the file could not be checked, and why."""
-    rule = rules.UNREADABLE_FILE
-    return Finding(path, line, column, rule.code, rule.format(reason=reason), rule.format_help(fix=fix))
 
 
 def decode(data: bytes, path: str) -> str | Finding:
@@ -152,4 +132,4 @@ def check_source(source: str | bytes, path: str = "<string>", *, graph_construct
     return list(check_bytes(data, path, settings, is_package_init=path.endswith("__init__.py")).findings)
 
 
-__all__ = ["Checked", "Settings", "check_bytes", "check_source", "check_text", "decode", "unreadable"]
+__all__ = ["Checked", "FixMode", "Settings", "check_bytes", "check_source", "check_text", "decode", "unreadable"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING
 from jitcheck import __version__
 
 if TYPE_CHECKING:
-    from jitcheck.lint.check import FixMode
+    from jitcheck.lint.settings import FixMode
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 

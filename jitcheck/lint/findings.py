@@ -45,4 +45,10 @@ class Finding:
         return cls(path, line, column, code, message, help_, end_line, end_column, fix)
 
 
-__all__ = ["Applicability", "Finding"]
+def unreadable(path: str, reason: str, fix: str, line: int = 1, column: int = 1) -> Finding:
+    """A JC000 finding: the file could not be checked, and why."""
+    rule = rules.UNREADABLE_FILE
+    return Finding(path, line, column, rule.code, rule.format(reason=reason), rule.format_help(fix=fix))
+
+
+__all__ = ["Applicability", "Finding", "unreadable"]

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 from jitcheck.lint.cache import Cache, digest, write_atomic
 from jitcheck.lint.config import Config
 from jitcheck.lint.files import Source, discover
-from jitcheck.lint.findings import Finding
+from jitcheck.lint.findings import Finding, unreadable
+from jitcheck.lint.settings import FixMode, Settings
 
 if TYPE_CHECKING:
-    from jitcheck.lint.check import Checked, FixMode, Settings
+    from jitcheck.lint.check import Checked
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,8 +88,6 @@ def default_jobs() -> int:
 
 def run(paths: Sequence[Path], config: Config, options: Options, cwd: Path) -> Report:
     """Check ``paths`` under ``config``; in a fix mode, fix (or, with ``diff``, show the fixes)."""
-    from jitcheck.lint.check import Settings, unreadable
-
     started = time.perf_counter()
     sources: list[Source] = list(discover(paths, config, cwd))
     cache = Cache(config.cache_dir if options.use_cache else None, config.fingerprint())

@@ -298,6 +298,13 @@ def test_python_dash_m_without_jax(tmp_path: Path, subprocess_env: dict[str, str
     plain = subprocess.run([sys.executable, "-m", "jitcheck", str(tmp_path / "bad.py"), "--no-cache", "-q"],
                            capture_output=True, text=True, env=subprocess_env, timeout=120)
     assert plain.returncode == 1 and plain.stdout.count("JC104") == 1
+    # Over a warm cache the command does not even import libcst.
+    warm_probe = probe.replace("'--no-cache'", "'--cache-dir', sys.argv[2]").replace("'jax' in sys.modules", "'libcst' in sys.modules")
+    cache = str(tmp_path / "cache")
+    first = subprocess.run([sys.executable, "-c", warm_probe, str(tmp_path), cache], capture_output=True, text=True, env=subprocess_env, timeout=120)
+    assert first.stdout.strip().endswith("exit 1 True"), first.stdout + first.stderr
+    second = subprocess.run([sys.executable, "-c", warm_probe, str(tmp_path), cache], capture_output=True, text=True, env=subprocess_env, timeout=120)
+    assert "JC104" in second.stdout and second.stdout.strip().endswith("exit 1 False"), second.stdout + second.stderr
 
 
 def test_pre_commit_hook_definition(repo_root: Path) -> None:
