@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -74,7 +75,12 @@ def _run_all(work: list[_Work], jobs: int) -> list[tuple[int, Checked]]:
 
     work = sorted(work, key=lambda w: -len(w.data))
     chunk = max(1, len(work) // (jobs * 8))
-    context = multiprocessing.get_context("fork")
+    # Forking is fast (workers inherit libcst) but unsafe once jax's threads run in this
+    # process (an in-process call from a program that imported jax): then a fork server.
+    method = "fork" if "jax" not in sys.modules and sys.platform.startswith("linux") else "forkserver"
+    if method not in multiprocessing.get_all_start_methods():
+        method = "spawn"
+    context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=context) as pool:
         return list(pool.map(_check, work, chunksize=chunk))
 

@@ -55,7 +55,7 @@ AFTER_UNSAFE_FIX = AFTER_FIX - {("data.py", 60, "JC202"), ("losses.py", 45, "JC2
 
 def findings(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> set[tuple[str, int, str]]:
     capsys.readouterr()
-    status = main([str(path), "--output-format", "json", "--no-cache", *extra])
+    status = main([str(path), "--output-format", "json", "--no-cache", "--jobs", "1", *extra])
     rows = json.loads(capsys.readouterr().out)
     assert status == (1 if rows else 0)
     return {(Path(r["filename"]).resolve().relative_to(path.resolve()).as_posix(), r["location"]["row"], r["code"]) for r in rows}
@@ -79,7 +79,7 @@ def _fixed_copy(tmp_path: Path, capsys: pytest.CaptureFixture[str], *flags: str)
     target = tmp_path / "lint_project"
     shutil.copytree(PROJECT, target)
     capsys.readouterr()
-    main([str(target), "--no-cache", "-q", *flags])
+    main([str(target), "--no-cache", "-q", "--jobs", "1", *flags])
     return target
 
 
