@@ -339,6 +339,7 @@ step(x, layers=[64, 64, 10])
 step(x, layers=(64, 64, 10))
 """,
     layers=(STATIC, MYPY, RUNTIME),
+    autofix="unsafe",
 )
 
 MUTABLE_DATACLASS = _rule(
@@ -366,6 +367,7 @@ class Config:
     width: int
 """,
     layers=(STATIC, MYPY, RUNTIME),
+    autofix="unsafe",
 )
 
 EQ_WITHOUT_HASH = _rule(

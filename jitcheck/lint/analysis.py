@@ -1,0 +1,813 @@
+"""The rules of the static pass: resolve names with libcst's scope analysis and judge.
+
+:func:`analyze` parses nothing itself: it takes a parsed module, runs the cheap
+walk of :mod:`jitcheck.lint.collect`, and only where a finding is possible
+resolves libcst's `ScopeProvider` (qualified names, assignments, accesses) and
+judges each candidate against the rules of :mod:`jitcheck.rules`. Positions come
+from `PositionProvider`, resolved only when there is something to report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Literal
+
+import libcst as cst
+from libcst.metadata import (
+    BuiltinScope,
+    ClassScope,
+    GlobalScope,
+    ImportAssignment,
+    MetadataWrapper,
+    PositionProvider,
+    Scope,
+    ScopeProvider,
+)
+
+from jitcheck import rules
+from jitcheck.lint import names
+from jitcheck.lint.collect import CallSite, ClassInfo, Collector, Context, collect
+from jitcheck.lint.prefilter import possible
+
+FixKind = Literal["value-partial", "hoist-lambda", "tuple", "frozenset", "frozen-dataclass"]
+
+
+@dataclasses.dataclass(frozen=True)
+class FixPlan:
+    """A rewrite that removes a finding: what to change, and how safe it is."""
+
+    kind: FixKind
+    node: cst.CSTNode
+    applicability: Literal["safe", "unsafe"]
+
+
+@dataclasses.dataclass(frozen=True)
+class RawFinding:
+    """A finding before positions: the node it is about, its rule and message fields."""
+
+    node: cst.CSTNode
+    rule: rules.Rule
+    fields: Mapping[str, object]
+    fix: FixPlan | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Located:
+    """A finding with its position (1-based line and column) and rendered text."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    rule: rules.Rule
+    message: str
+    help: str
+    fix: FixPlan | None
+
+
+@dataclasses.dataclass
+class Analysis:
+    """What :func:`analyze` found in one module, with the wrapper the fixes run on."""
+
+    module: cst.Module
+    wrapper: MetadataWrapper | None
+    findings: list[Located]
+
+
+Problem = tuple[rules.Rule, dict[str, object], "FixPlan | None"]
+
+
+def _text(module: cst.Module, node: cst.CSTNode, limit: int = 60) -> str:
+    text = " ".join(module.code_for_node(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Analyzer:
+    """Judges the candidates one module's :class:`Collector` found."""
+
+    def __init__(self, module: cst.Module, collector: Collector, scopes: Mapping[cst.CSTNode, Scope | None],
+                 graph_constructors: Sequence[str], jit_wrappers: Sequence[str]) -> None:
+        self.module = module
+        self.c = collector
+        self.scopes = scopes
+        self.node_constructors = names.NODE_CONSTRUCTORS | frozenset(graph_constructors)
+        self.jit_wrappers = dict(names.JIT_WRAPPERS)
+        for name in jit_wrappers:
+            self.jit_wrappers[name] = names.Wrapper(name)
+        self.found: list[RawFinding] = []
+        self._seen: set[tuple[int, str]] = set()
+        self._hoist_names: set[str] = set()
+
+    # -- name resolution ----------------------------------------------------------
+
+    def qnames(self, node: cst.CSTNode) -> set[str]:
+        """The qualified names ``node`` resolves to (``{"jax.jit"}``), via the module's imports."""
+        scope = self.scopes.get(node)
+        if scope is None:
+            return set()
+        try:
+            return {q.name for q in scope.get_qualified_names_for(node)}
+        except Exception:  # libcst can fail on exotic nodes; an unresolved name is never a finding
+            return set()
+
+    def referents(self, node: cst.Name) -> list[object]:
+        """The assignments a name read refers to (libcst `Assignment` objects)."""
+        scope = self.scopes.get(node)
+        if scope is None:
+            return []
+        try:
+            accesses = scope.accesses[node]
+        except Exception:
+            return []
+        found: dict[int, object] = {}
+        for access in accesses:
+            if access.node is node:
+                for ref in access.referents:
+                    found.setdefault(id(ref), ref)
+        return list(found.values())
+
+    def assignments_of(self, target: cst.Name | cst.FunctionDef) -> list[object]:
+        """The libcst assignments made by this very node (a target name or a def)."""
+        name_node = target.name if isinstance(target, cst.FunctionDef) else target
+        scope = self.scopes.get(name_node)
+        if scope is None:
+            return []
+        try:
+            assignments = scope.assignments[name_node]
+        except Exception:
+            return []
+        return [a for a in assignments if getattr(a, "node", None) is target]
+
+    def calls_of(self, target: cst.Name | cst.FunctionDef) -> list[CallSite]:
+        """The calls, in this file, of what ``target`` binds (read through its name)."""
+        calls = []
+        for assignment in self.assignments_of(target):
+            for access in getattr(assignment, "references", ()):
+                site = self.c.call_of_func.get(access.node)
+                if site is not None:
+                    calls.append(site)
+        return calls
+
+    def single_referent(self, node: cst.Name) -> object | None:
+        found = self.referents(node)
+        return found[0] if len(found) == 1 else None
+
+    def wrapper_for(self, func: cst.BaseExpression) -> names.Wrapper | None:
+        for name in self.qnames(func):
+            if name in self.jit_wrappers:
+                return self.jit_wrappers[name]
+        return None
+
+    def is_kind(self, func: cst.BaseExpression, qualified: frozenset[str]) -> bool:
+        return bool(self.qnames(func) & qualified)
+
+    def local_class(self, func: cst.BaseExpression) -> ClassInfo | None:
+        """The class defined in this file that ``func`` (a call's callee) names, if any."""
+        if not isinstance(func, cst.Name):
+            return None
+        ref = self.single_referent(func)
+        node = getattr(ref, "node", None)
+        if isinstance(node, cst.ClassDef):
+            return self.c.classes.get(node)
+        return None
+
+    def value_of(self, name: cst.Name) -> tuple[cst.BaseExpression, Context, Scope] | None:
+        """The value bound to a name by its one assignment in this file, with where it ran."""
+        ref = self.single_referent(name)
+        target = getattr(ref, "node", None)
+        if target is None or target not in self.c.assigned:
+            return None
+        value, context = self.c.assigned[target]
+        return value, context, ref.scope  # type: ignore[attr-defined]
+
+    # -- reporting -------------------------------------------------------------------
+
+    def report(self, node: cst.CSTNode, rule: rules.Rule, fields: dict[str, object], fix: FixPlan | None = None) -> None:
+        key = (id(node), rule.code)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.found.append(RawFinding(node, rule, fields, fix))
+
+    # -- callables in positions that are cache keys ------------------------------------
+
+    def callable_problem(self, expr: cst.BaseExpression, *, rebuilt: bool, context: Context, position: str,
+                         allow_value_partial: bool = True, depth: int = 0) -> Problem | None:
+        """The rule ``expr`` breaks as a callable in a cache-key position, or None.
+
+        ``rebuilt`` says the position is evaluated again whenever the code runs again
+        (a node body, or a jitted function in a function or loop): then a lambda or
+        a partial built right there is a new key every time.
+        """
+        if isinstance(expr, cst.Lambda):
+            if not rebuilt:
+                return None
+            plan = FixPlan("hoist-lambda", expr, "safe") if self.hoistable(expr) else None
+            return rules.LAMBDA, {"position": position, "subject": _text(self.module, expr)}, plan
+        if isinstance(expr, cst.Call):
+            if not rebuilt:
+                return None
+            if self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS):
+                if expr.args and self.wrapper_for(expr.args[0].value) is not None:
+                    return None  # partial(jax.jit, ...) is a jit decorator, not a jitted partial
+                plan = FixPlan("value-partial", expr, "safe") if allow_value_partial and self.can_import_value_partial() else None
+                return rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": _text(self.module, expr), "args": self.args_text(expr)}, plan
+            if self.is_kind(expr.func, names.TREE_PARTIALS):
+                plan = None
+                if allow_value_partial and self.can_import_value_partial():
+                    static = self.arguments_static(expr)
+                    if static is True:
+                        plan = FixPlan("value-partial", expr, "safe")
+                    elif static is None:
+                        plan = FixPlan("value-partial", expr, "unsafe")
+                return rules.TREE_UTIL_PARTIAL, {"position": position, "subject": _text(self.module, expr), "args": self.args_text(expr)}, plan
+            return None
+        if isinstance(expr, cst.Name):
+            ref = self.single_referent(expr)
+            node = getattr(ref, "node", None)
+            if isinstance(node, cst.FunctionDef):
+                def_scope = getattr(ref, "scope", None)
+                if def_scope is None or isinstance(def_scope, (GlobalScope, ClassScope)):
+                    return None
+                defined_in = self.c.defs.get(node)
+                if defined_in is None or defined_in.function is not context.function:
+                    return None  # defined by an outer function: the same object on every call here
+                if not rebuilt:
+                    return None
+                return rules.NESTED_FUNCTION, {"position": position, "subject": expr.value}, None
+            if depth == 0 and node is not None and node in self.c.assigned:
+                value, bound_in = self.c.assigned[node]
+                if isinstance(getattr(ref, "scope", None), GlobalScope) and not bound_in.in_loop:
+                    return None  # one module-level object: the same key every time
+                if bound_in.function is not context.function:
+                    return None  # bound by an outer function: the same object on every call here
+                found = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
+                                              allow_value_partial=False, depth=1)
+                if found is not None:
+                    rule, fields, _ = found
+                    return rule, {**fields, "subject": expr.value}, None
+            return None
+        if isinstance(expr, cst.Attribute):
+            if self.is_bound_method(expr, context):
+                return rules.BOUND_METHOD, {"position": position, "subject": _text(self.module, expr)}, None
+        return None
+
+    def is_bound_method(self, expr: cst.Attribute, context: Context) -> bool:
+        """True when ``expr`` is ``receiver.method`` with a method resolved in this file."""
+        receiver = expr.value
+        if not isinstance(receiver, cst.Name):
+            return False
+        attr = expr.attr.value
+        if context.method_of is not None and receiver.value == context.self_name:
+            return self.class_method_kind(self.c.classes.get(context.method_of), attr, set()) == "method"
+        ref = self.single_referent(receiver)
+        if ref is None or isinstance(ref, ImportAssignment):
+            return False
+        target = getattr(ref, "node", None)
+        if target in self.c.assigned:
+            value, _ = self.c.assigned[target]
+            if isinstance(value, cst.Call):
+                info = self.local_class(value.func)
+                if info is not None:
+                    return self.class_method_kind(info, attr, set()) == "method"
+        return False
+
+    def class_method_kind(self, info: ClassInfo | None, attr: str, seen: set[int]) -> str | None:
+        """``"method"`` when instances of the class get ``attr`` as a bound method."""
+        if info is None or id(info.node) in seen:
+            return None
+        seen.add(id(info.node))
+        if attr in info.instance_values:
+            return "stored"  # an instance attribute: not bound, whatever it holds
+        method = info.methods.get(attr)
+        if method is not None:
+            for decorator in method.decorators:
+                qualified = self.qnames(decorator.decorator) or {cst.helpers.get_full_name_for_node(decorator.decorator) or ""}
+                if qualified & {"builtins.staticmethod", "builtins.classmethod", "builtins.property", "staticmethod",
+                                "classmethod", "property", "functools.cached_property"}:
+                    return None
+                if any(q.endswith(".setter") or q.endswith(".getter") for q in qualified):
+                    return None
+            return "method"
+        value = info.class_values.get(attr)
+        if value is not None:
+            if isinstance(value, cst.Lambda):
+                return "method"
+            if isinstance(value, cst.Name):
+                ref = self.single_referent(value)
+                if isinstance(getattr(ref, "node", None), cst.FunctionDef):
+                    return "method"
+            return None
+        for base in info.node.bases:
+            base_info = self.local_class(base.value)
+            kind = self.class_method_kind(base_info, attr, seen)
+            if kind is not None:
+                return kind
+        return None
+
+    def args_text(self, call: cst.Call) -> str:
+        text = ", ".join(_text(self.module, arg, 40).rstrip(",") for arg in call.args)
+        return text if len(text) <= 80 else text[:77] + "..."
+
+    def arguments_static(self, call: cst.Call) -> bool | None:
+        """True when every argument is plainly static, False when one is an array, None when unknown."""
+        verdict: bool | None = True
+        for arg in call.args:
+            kind = self.static_kind(arg.value)
+            if kind is False:
+                return False
+            if kind is None:
+                verdict = None
+        return verdict
+
+    def static_kind(self, expr: cst.BaseExpression) -> bool | None:
+        if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+            return True
+        if isinstance(expr, cst.Name):
+            if expr.value in ("None", "True", "False"):
+                return True
+            ref = self.single_referent(expr)
+            if isinstance(getattr(ref, "node", None), (cst.FunctionDef, cst.ClassDef)) and isinstance(getattr(ref, "scope", None), GlobalScope):
+                return True
+            if isinstance(ref, ImportAssignment):
+                return True
+            return None
+        if isinstance(expr, cst.Attribute):
+            base = expr.value
+            while isinstance(base, cst.Attribute):
+                base = base.value
+            if isinstance(base, cst.Name) and isinstance(self.single_referent(base), ImportAssignment):
+                return True
+            return None
+        if isinstance(expr, cst.Tuple):
+            kinds = [self.static_kind(e.value) for e in expr.elements]
+            return False if False in kinds else (True if all(kinds) else None)
+        if isinstance(expr, cst.UnaryOperation):
+            return self.static_kind(expr.expression)
+        if isinstance(expr, cst.Call) and self.array_call(expr):
+            return False
+        return None
+
+    def can_import_value_partial(self) -> bool:
+        """``ValuePartial`` can be imported: the module does not bind that name to something else."""
+        global_scope = self.scopes.get(self.module)
+        if not isinstance(global_scope, GlobalScope) or "ValuePartial" not in global_scope:
+            return True
+        return all(
+            isinstance(a, ImportAssignment) and any(q.name in names.VALUE_PARTIALS for q in a.get_qualified_names_for("ValuePartial"))
+            for a in global_scope["ValuePartial"]
+        )
+
+    def hoistable(self, node: cst.Lambda) -> bool:
+        """True when the lambda reads nothing of the functions around it: it can move to module level."""
+        for param in (*node.params.params, *node.params.posonly_params, *node.params.kwonly_params):
+            if param.default is not None and self.static_kind(param.default) is not True:
+                return False
+        outer = self.scopes.get(node)
+        inner = self.scopes.get(node.body)
+        if outer is None or inner is None:
+            return False
+        reader = _Names()
+        node.body.visit(reader)
+        for name in reader.names:
+            for ref in self.referents(name):
+                scope = getattr(ref, "scope", None)
+                if scope is None or isinstance(scope, (GlobalScope, BuiltinScope)):
+                    continue
+                if _inside(scope, inner):
+                    continue  # a parameter of this lambda or of a lambda inside it
+                return False
+        return True
+
+    # -- static values ----------------------------------------------------------------------
+
+    def array_call(self, call: cst.Call) -> bool:
+        for name in self.qnames(call.func):
+            if name in names.ARRAY_FACTORIES:
+                return True
+            if name.startswith(names.ARRAY_MODULES) and name not in names.NOT_ARRAY_IN_RANDOM and name.count(".") == 2:
+                return True
+        return False
+
+    def value_problem(self, expr: cst.BaseExpression, position: str, depth: int = 0) -> Problem | None:
+        """The rule ``expr`` breaks as a static value (hashed into a cache key), or None."""
+        subject = _text(self.module, expr)
+        if isinstance(expr, (cst.List, cst.ListComp)):
+            plan = FixPlan("tuple", expr, "unsafe") if isinstance(expr, cst.List) else None
+            return rules.MUTABLE_CONTAINER_STATIC, {"kind": "list", "subject": f"`{subject}`", "position": position}, plan
+        if isinstance(expr, (cst.Set, cst.SetComp)):
+            plan = FixPlan("frozenset", expr, "unsafe") if isinstance(expr, cst.Set) else None
+            return rules.MUTABLE_CONTAINER_STATIC, {"kind": "set", "subject": f"`{subject}`", "position": position}, plan
+        if isinstance(expr, (cst.Dict, cst.DictComp)):
+            return rules.MUTABLE_CONTAINER_STATIC, {"kind": "dict", "subject": f"`{subject}`", "position": position}, None
+        if isinstance(expr, cst.Tuple):
+            for element in expr.elements:
+                found = self.value_problem(element.value, position, depth + 1)
+                if found is not None:
+                    return found
+            return None
+        if isinstance(expr, cst.Call):
+            for name in self.qnames(expr.func):
+                if name in names.CONTAINER_BUILTINS:
+                    kind = names.CONTAINER_BUILTINS[name]
+                    return rules.MUTABLE_CONTAINER_STATIC, {"kind": kind, "subject": f"`{subject}`", "position": position}, None
+            if self.array_call(expr):
+                return rules.ARRAY_STATIC, {"subject": f"`{subject}`", "position": position}, None
+            info = self.local_class(expr.func)
+            if info is not None:
+                return self.class_problem(info, subject, position)
+            return None
+        if isinstance(expr, cst.Name) and depth < 2:
+            bound = self.value_of(expr)
+            if bound is not None:
+                value, _, _ = bound
+                found = self.value_problem(value, position, depth + 1)
+                if found is not None:
+                    rule, fields, _plan = found
+                    return rule, {**fields, "subject": f"`{expr.value}`"}, None
+        return None
+
+    def class_problem(self, info: ClassInfo, subject: str, position: str) -> Problem | None:
+        name = info.node.name.value
+        for decorator in info.node.decorators:
+            expr = decorator.decorator
+            call = expr if isinstance(expr, cst.Call) else None
+            if self.is_kind(call.func if call else expr, names.DATACLASS_DECORATORS):
+                options = {a.keyword.value: a.value for a in (call.args if call else ()) if a.keyword is not None}
+                if _is_true(options.get("frozen")) or _is_false(options.get("eq")) or _is_true(options.get("unsafe_hash")):
+                    return None
+                if "__hash__" in info.defines:
+                    return None
+                if any(not _is_literal(v) for v in options.values()):
+                    return None
+                plan = FixPlan("frozen-dataclass", decorator, "unsafe")
+                return rules.MUTABLE_DATACLASS, {"subject": subject, "type": name, "position": position}, plan
+        if "__eq__" in info.defines and "__hash__" not in info.defines:
+            return rules.EQ_WITHOUT_HASH, {"subject": subject, "type": name, "position": position}, None
+        return None
+
+    # -- the positions ----------------------------------------------------------------------
+
+    def run(self) -> list[RawFinding]:
+        for site in self.c.candidates:
+            call = site.node
+            wrapper = self.wrapper_for(call.func)
+            if wrapper is not None:
+                self.jit_call(site, wrapper)
+                continue
+            if self.is_kind(call.func, self.node_constructors):
+                self.node_call(site)
+                continue
+            if self.is_kind(call.func, names.FUNCTOOLS_PARTIALS) and call.args:
+                inner = self.wrapper_for(call.args[0].value)
+                if inner is not None:
+                    self.partial_jit_call(site, inner)
+        for function, decorator, context in self.c.decorated:
+            self.decorated_def(function, decorator, context)
+        return self.found
+
+    def exempt(self, context: Context) -> bool:
+        """Code that runs once per object or per distinct argument: built there, built once."""
+        function = context.function
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        name = function.name.value
+        if context.method_of is not None and name in names.CONSTRUCTOR_METHODS:
+            return True
+        if name in names.ONCE_FUNCTIONS or name.startswith("test"):
+            return True  # an entry point or a test: run once, by the program or the test runner
+        for decorator in function.decorators:
+            expr = decorator.decorator
+            target = expr.func if isinstance(expr, cst.Call) else expr
+            qualified = self.qnames(target)
+            if qualified & names.CACHING_DECORATORS:
+                return True
+            if any(q in self.jit_wrappers for q in qualified):
+                return True  # runs only while the outer function is traced
+            if isinstance(expr, cst.Call) and self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args \
+                    and self.wrapper_for(expr.args[0].value) is not None:
+                return True
+        return False
+
+    def used_here(self, wrapper_call: cst.Call, parent: cst.CSTNode | None) -> bool:
+        """True when the jitted wrapper built here is called where it is built.
+
+        A wrapper returned, stored or handed on (a factory) is the caller's to keep;
+        one called right away, or through a local name in the same function, is
+        traced and compiled anew each time this code runs.
+        """
+        if isinstance(parent, cst.Call) and parent.func is wrapper_call:
+            return True
+        if isinstance(parent, cst.Attribute) and parent.value is wrapper_call:
+            return parent.attr.value in ("lower", "trace", "eval_shape")
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
+            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            bound = [t for t in targets if isinstance(t, cst.Name)]
+            if not bound:
+                return False
+            return self.called_per_build(bound[0], self.c.assigned[bound[0]][1] if bound[0] in self.c.assigned else None)
+        return False
+
+    def called_per_build(self, target: cst.Name | cst.FunctionDef, built: Context | None) -> bool:
+        """True when what ``target`` binds is called in the function that builds it, and not in a loop there.
+
+        Calls from a nested function (a closure handed out) or over a loop (the
+        build amortised over many calls, as in a ``main`` that trains) are not
+        "per build".
+        """
+        if built is None:
+            return False
+        calls = [site for site in self.calls_of(target) if site.context.function is built.function]
+        if not calls:
+            return False
+        if not built.in_loop and any(site.context.in_loop for site in calls):
+            return False
+        return True
+
+    def jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
+        call = site.node
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        spec = self.static_spec(call.args, wrapper)
+        if not positional:
+            return  # jax.jit(static_argnums=...) used as a decorator: see decorated_def
+        fun = positional[0].value
+        context = site.context
+        if context.per_call and not self.exempt(context) and self.used_here(call, site.parent):
+            position = f"the function jitted by `{site.spelled}` {context.where()}"
+            found = self.callable_problem(fun, rebuilt=True, context=context, position=position, allow_value_partial=False)
+            if found is not None:
+                rule, fields, plan = found
+                self.report(fun, rule, fields, plan)
+        if spec is not None:
+            self.static_call_sites(call, site.parent, spec, self.params_of(fun), _text(self.module, call, 50), site.context)
+
+    def partial_jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
+        """``partial(jax.jit, static_argnums=...)``: a decorator, or applied at once."""
+        spec = self.static_spec(site.node.args[1:], wrapper)
+        applied = site.parent
+        if spec is not None and isinstance(applied, cst.Call) and applied.func is site.node and applied.args:
+            self.static_call_sites(applied, self.c.applied_parent.get(applied), spec,
+                                   self.params_of(applied.args[0].value), _text(self.module, applied, 50), site.context)
+
+    def decorated_def(self, function: cst.FunctionDef, decorator: cst.Decorator, context: Context) -> None:
+        expr = decorator.decorator
+        spec: tuple[frozenset[int], frozenset[str]] | None = None
+        if isinstance(expr, cst.Call):
+            wrapper = self.wrapper_for(expr.func)
+            if wrapper is not None:
+                if any(a.keyword is None for a in expr.args):
+                    return
+                spec = self.static_spec(expr.args, wrapper)
+            elif self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args:
+                wrapper = self.wrapper_for(expr.args[0].value)
+                if wrapper is None:
+                    return
+                spec = self.static_spec(expr.args[1:], wrapper)
+            else:
+                return
+        else:
+            wrapper = self.wrapper_for(expr)
+            if wrapper is None:
+                return
+        if context.per_call and not self.exempt(context) and self.called_per_build(function, context):
+            position = f"the function jitted by `@{_text(self.module, expr, 40)}` {context.where()}"
+            self.report(decorator, rules.NESTED_FUNCTION, {"subject": function.name.value, "position": position})
+        if spec is not None and self.scopes.get(function) is not None:
+            scope = self.scopes[function]
+            if isinstance(scope, ClassScope):
+                return  # methods: the receiver shifts the positions
+            params = self.def_params(function)
+            for called in self.calls_of(function):
+                self.check_static_arguments(called.node, called.context, spec, params, function.name.value)
+
+    def static_spec(self, args: Sequence[cst.Arg], wrapper: names.Wrapper) -> tuple[frozenset[int], frozenset[str]] | None:
+        """The static positions and names a wrapper call declares, or None when it declares none (or we cannot read them)."""
+        nums: set[int] = set()
+        argnames: set[str] = set()
+        for arg in args:
+            if arg.keyword is None:
+                continue
+            key = arg.keyword.value
+            if wrapper.static_argnums is not None and key == wrapper.static_argnums:
+                values = _literal_ints(arg.value)
+                if values is None:
+                    return None
+                nums |= values
+            elif wrapper.static_argnames is not None and key == wrapper.static_argnames:
+                strings = _literal_strings(arg.value)
+                if strings is None:
+                    return None
+                argnames |= strings
+        if not nums and not argnames:
+            return None
+        return frozenset(nums), frozenset(argnames)
+
+    def params_of(self, fun: cst.BaseExpression) -> tuple[str, ...] | None:
+        if isinstance(fun, cst.Name):
+            node = getattr(self.single_referent(fun), "node", None)
+            if isinstance(node, cst.FunctionDef):
+                return self.def_params(node)
+        if isinstance(fun, cst.Lambda):
+            return tuple(p.name.value for p in (*fun.params.posonly_params, *fun.params.params))
+        return None
+
+    @staticmethod
+    def def_params(function: cst.FunctionDef) -> tuple[str, ...]:
+        return tuple(p.name.value for p in (*function.params.posonly_params, *function.params.params))
+
+    def static_call_sites(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, spec: tuple[frozenset[int], frozenset[str]],
+                          params: tuple[str, ...] | None, spelled: str, context: Context) -> None:
+        """Check every call of the jitted wrapper this file makes: right away, via a name, or via ``self.name``."""
+        if isinstance(parent, cst.Call) and parent.func is wrapper_call:
+            self.check_static_arguments(parent, context, spec, params, spelled)
+            return
+        if not isinstance(parent, (cst.Assign, cst.AnnAssign)):
+            return
+        targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+        for target in targets:
+            if isinstance(target, cst.Name):
+                for called in self.calls_of(target):
+                    self.check_static_arguments(called.node, called.context, spec, params, target.value)
+            elif isinstance(target, cst.Attribute) and target in self.c.assigned:
+                _, context = self.c.assigned[target]
+                if context.method_of is not None and isinstance(target.value, cst.Name) and target.value.value == context.self_name:
+                    for called in self.c.self_calls.get((context.method_of, target.attr.value), ()):
+                        self.check_static_arguments(called.node, called.context, spec, params, f"self.{target.attr.value}")
+
+    def check_static_arguments(self, call: cst.Call, context: Context, spec: tuple[frozenset[int], frozenset[str]],
+                               params: tuple[str, ...] | None, callee: str) -> None:
+        nums, argnames = spec
+        static_names = set(argnames)
+        static_nums = set(nums)
+        if params is not None:
+            static_names |= {params[i] for i in nums if 0 <= i < len(params)}
+            static_nums |= {i for i, p in enumerate(params) if p in argnames}
+        index = 0
+        for arg in call.args:
+            if arg.star:
+                break
+            if arg.keyword is None:
+                if index in static_nums:
+                    label = f"static argument {index}" + (f" (`{params[index]}`)" if params and index < len(params) else "")
+                    self.static_value(arg.value, f"{label} of `{callee}`", context)
+                index += 1
+            elif arg.keyword.value in static_names:
+                self.static_value(arg.value, f"static argument `{arg.keyword.value}` of `{callee}`", context)
+
+    def static_value(self, expr: cst.BaseExpression, position: str, context: Context) -> None:
+        found = self.value_problem(expr, position)
+        if found is None:
+            rebuilt = context.per_call and not self.exempt(context)
+            found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position)
+        if found is not None:
+            rule, fields, plan = found
+            self.report(expr, rule, fields, plan)
+
+    def node_call(self, site: CallSite) -> None:
+        """``NodeDefinition(body, inputs, outputs, settings)``: the body and every setting are cache keys."""
+        call = site.node
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        constructor = _text(self.module, call.func, 40)
+        body = keywords.get("body") or (positional[0] if positional else None)
+        if body is not None:
+            found = self.callable_problem(body.value, rebuilt=True, context=site.context, position=f"the body of a `{constructor}`")
+            if found is not None:
+                rule, fields, plan = found
+                self.report(body.value, rule, fields, plan)
+        settings = keywords.get("settings") or (positional[3] if len(positional) > 3 else None)
+        if settings is not None:
+            for key, value in self.setting_items(settings.value):
+                position = f"node setting `{key}` of a `{constructor}`"
+                found = self.value_problem(value, position)
+                if found is None:
+                    found = self.callable_problem(value, rebuilt=True, context=site.context, position=position)
+                if found is not None:
+                    rule, fields, plan = found
+                    self.report(value, rule, fields, plan)
+
+    def setting_items(self, expr: cst.BaseExpression, depth: int = 0) -> Iterator[tuple[str, cst.BaseExpression]]:
+        """The (key, value) pairs of a settings mapping written out in this file."""
+        if isinstance(expr, cst.Dict):
+            for element in expr.elements:
+                if isinstance(element, cst.DictElement):
+                    key = element.key
+                    label = key.evaluated_value if isinstance(key, cst.SimpleString) else _text(self.module, key, 30)
+                    yield str(label), element.value
+        elif isinstance(expr, cst.Call):
+            qualified = self.qnames(expr.func)
+            if qualified & ({"builtins.dict"} | names.ORDERED_MAPS):
+                for arg in expr.args:
+                    if arg.keyword is not None:
+                        yield arg.keyword.value, arg.value
+                    elif not arg.star and depth < 2:
+                        yield from self.setting_items(arg.value, depth + 1)
+        elif isinstance(expr, cst.Name) and depth < 2:
+            bound = self.value_of(expr)
+            if bound is not None:
+                yield from self.setting_items(bound[0], depth + 1)
+
+
+class _Names(cst.CSTVisitor):
+    """Every ``Name`` read under a node."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: list[cst.Name] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node)
+
+
+def _inside(scope: Scope, outer: Scope) -> bool:
+    current: Scope | None = scope
+    while current is not None:
+        if current is outer:
+            return True
+        parent = current.parent
+        current = None if parent is current else parent
+    return False
+
+
+def _literal_ints(expr: cst.BaseExpression) -> set[int] | None:
+    if isinstance(expr, cst.Integer):
+        return {int(expr.evaluated_value)}
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, cst.Integer):
+        return {-int(expr.expression.evaluated_value)}
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        found: set[int] = set()
+        for element in expr.elements:
+            inner = _literal_ints(element.value)
+            if inner is None:
+                return None
+            found |= inner
+        return found
+    return None
+
+
+def _literal_strings(expr: cst.BaseExpression) -> set[str] | None:
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return {value} if isinstance(value, str) else None
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        found: set[str] = set()
+        for element in expr.elements:
+            inner = _literal_strings(element.value)
+            if inner is None:
+                return None
+            found |= inner
+        return found
+    return None
+
+
+def _is_true(expr: cst.BaseExpression | None) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "True"
+
+
+def _is_false(expr: cst.BaseExpression | None) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "False"
+
+
+def _is_literal(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value in ("True", "False", "None")
+
+
+def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str] = (), jit_wrappers: Sequence[str] = (),
+            prefilter: bool = True) -> Analysis:
+    """Every finding of the static rules in a parsed module, in source order.
+
+    ``prefilter=False`` skips the ``ast`` test of :mod:`.prefilter` (the tests use it
+    to show that the test never hides a finding).
+    """
+    if prefilter and not possible(source, graph_constructors, jit_wrappers):
+        return Analysis(module, None, [])
+    collector = collect(module, source, graph_constructors, jit_wrappers)
+    if not collector.needs_scope:
+        return Analysis(module, None, [])
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    scopes = wrapper.resolve(ScopeProvider)
+    raw = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers).run()
+    if not raw:
+        return Analysis(module, wrapper, [])
+    positions = wrapper.resolve(PositionProvider)
+    located = []
+    for item in raw:
+        where = positions[item.node]
+        located.append(
+            Located(
+                where.start.line,
+                where.start.column + 1,
+                where.end.line,
+                where.end.column + 1,
+                item.rule,
+                item.rule.format(**item.fields),
+                item.rule.format_help(**item.fields),
+                item.fix,
+            )
+        )
+    located.sort(key=lambda f: (f.line, f.column, f.rule.code))
+    return Analysis(module, wrapper, located)
+
+
+__all__ = ["Analysis", "Analyzer", "FixPlan", "Located", "RawFinding", "analyze"]

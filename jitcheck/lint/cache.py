@@ -1,0 +1,99 @@
+"""The per-file result cache: findings keyed by content hash, per configuration and version.
+
+One JSON file per (jitcheck version, analysis configuration) under the cache folder
+maps the BLAKE2 digest of a file's bytes to its findings, so a second run over an
+unchanged tree reads and hashes each file and parses none. Writes are atomic; a
+damaged cache file is ignored, never an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from jitcheck.lint.findings import Finding
+
+MAX_ENTRIES = 200_000
+"""Past this many entries the oldest are dropped when the cache is saved."""
+
+
+def digest(data: bytes, *, package_init: bool) -> str:
+    """The cache key of a file's content (an empty ``__init__.py`` is fine, another empty file is not)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest() + ("i" if package_init else "")
+
+
+class Cache:
+    """Findings of files already checked, by content digest."""
+
+    def __init__(self, folder: Path | None, fingerprint: str) -> None:
+        self.file = folder / fingerprint[:2] / f"{fingerprint}.json" if folder is not None else None
+        self.folder = folder
+        self.entries: dict[str, list[list[Any]]] = {}
+        self.dirty = False
+        if self.file is not None:
+            try:
+                loaded = json.loads(self.file.read_text(encoding="utf-8"))
+                if isinstance(loaded, dict) and isinstance(loaded.get("entries"), dict):
+                    self.entries = loaded["entries"]
+            except (OSError, ValueError):
+                self.entries = {}
+
+    def get(self, key: str, path: str) -> list[Finding] | None:
+        rows = self.entries.get(key)
+        if rows is None:
+            return None
+        try:
+            return [Finding.from_row(path, row) for row in rows]
+        except (TypeError, ValueError):
+            return None
+
+    def put(self, key: str, findings: list[Finding]) -> None:
+        self.entries[key] = [f.to_row() for f in findings]
+        self.dirty = True
+
+    def save(self) -> None:
+        if self.file is None or not self.dirty or self.folder is None:
+            return
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            marker = self.folder / ".gitignore"
+            if not marker.exists():
+                marker.write_text("# made by jitcheck: its cache is never committed\n*\n")
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            entries = self.entries
+            if len(entries) > MAX_ENTRIES:
+                entries = dict(list(entries.items())[-MAX_ENTRIES:])
+            write_atomic(self.file, json.dumps({"entries": entries}, separators=(",", ":")))
+        except OSError:
+            pass  # a cache that cannot be written only makes the next run slower
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename, keeping its mode."""
+    mode = None
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError:
+        pass
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+__all__ = ["Cache", "digest", "write_atomic"]

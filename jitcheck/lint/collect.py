@@ -1,0 +1,315 @@
+"""The first pass over a module: the calls that matter, and the context each runs in.
+
+One cheap walk (no metadata) records every call of a jit-like wrapper, a partial
+or a graph constructor, spelled as the module imports it, with what a rule needs
+to know about where it runs: inside a function (rebuilt on every call), inside a
+loop, in a constructor. It also records assignments, classes and call sites, so
+the second pass (:mod:`jitcheck.lint.analysis`) resolves names with libcst's
+scope analysis only in modules where a finding is possible at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterable
+from typing import Union
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+from jitcheck.lint import names
+
+FunctionNode = Union[cst.FunctionDef, cst.Lambda]
+
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """Where an expression is evaluated."""
+
+    function: FunctionNode | None
+    """The innermost function (or lambda) it runs in, None at module or class level."""
+    function_name: str | None
+    method_of: cst.ClassDef | None
+    """The class, when ``function`` is a method of it."""
+    self_name: str | None
+    """The receiver's parameter name (``self``), when ``function`` is a method."""
+    in_loop: bool
+    """Evaluated again on every iteration of a loop or comprehension (within the function)."""
+
+    @property
+    def per_call(self) -> bool:
+        """Evaluated more than once: in a function body or in a loop."""
+        return self.function is not None or self.in_loop
+
+    def where(self) -> str:
+        """Words for how often: "on every call of `f`", "on every loop iteration"."""
+        if self.in_loop:
+            return "on every loop iteration"
+        if self.function_name:
+            return f"on every call of `{self.function_name}`"
+        return "more than once"
+
+
+MODULE_CONTEXT = Context(None, None, None, None, False)
+
+
+@dataclasses.dataclass
+class Frame:
+    kind: str  # "module", "class", "function", "lambda"
+    node: cst.CSTNode | None
+    name: str
+    loops: int = 0
+    self_name: str | None = None
+    method_of: cst.ClassDef | None = None
+
+
+@dataclasses.dataclass
+class CallSite:
+    """A call, with its context and the node that holds it."""
+
+    node: cst.Call
+    context: Context
+    parent: cst.CSTNode | None
+    spelled: str
+
+
+@dataclasses.dataclass
+class ClassInfo:
+    """What a class body defines, for the bound-method and hashability rules."""
+
+    node: cst.ClassDef
+    methods: dict[str, cst.FunctionDef] = dataclasses.field(default_factory=dict)
+    class_values: dict[str, cst.BaseExpression] = dataclasses.field(default_factory=dict)
+    instance_values: dict[str, list[cst.BaseExpression]] = dataclasses.field(default_factory=dict)
+    defines: set[str] = dataclasses.field(default_factory=set)
+
+
+_ALIAS = re.compile(r"\b(\w+)\s+as\s+(\w+)")
+
+
+def trigger_names(source: str, extra: Iterable[str]) -> frozenset[str]:
+    """The spellings a call must have to matter: known last names and their import aliases."""
+    wanted = set(names.BASE_TRIGGERS) | set(names.PARTIAL_TRIGGERS) | set(names.last_names(extra))
+    for match in _ALIAS.finditer(source):
+        if match.group(1) in wanted:
+            wanted.add(match.group(2))
+    return frozenset(wanted)
+
+
+class Collector(cst.CSTVisitor):
+    """Walks a module once and records the candidate calls and the facts the rules need."""
+
+    def __init__(self, triggers: frozenset[str], jit_spellings: frozenset[str], graph_spellings: frozenset[str]) -> None:
+        super().__init__()
+        self.triggers = triggers
+        self.jit_spellings = jit_spellings
+        self.graph_spellings = graph_spellings
+        self.frames: list[Frame] = [Frame("module", None, "")]
+        self.stack: list[cst.CSTNode] = []
+        self.candidates: list[CallSite] = []
+        self.call_of_func: dict[cst.CSTNode, CallSite] = {}
+        self.self_calls: dict[tuple[cst.ClassDef, str], list[CallSite]] = {}
+        self.assigned: dict[cst.CSTNode, tuple[cst.BaseExpression, Context]] = {}
+        self.classes: dict[cst.ClassDef, ClassInfo] = {}
+        self.defs: dict[cst.FunctionDef, Context] = {}
+        self.decorated: list[tuple[cst.FunctionDef, cst.Decorator, Context]] = []
+        self.applied_parent: dict[cst.Call, cst.CSTNode | None] = {}
+        """For a call whose callee is itself a call (``partial(jax.jit, ...)(f)``): what holds it."""
+        self.needs_scope = False
+        self._handlers: dict[type[cst.CSTNode], Callable[[cst.CSTNode], bool]] = {
+            cst.FunctionDef: self._function,  # type: ignore[dict-item]
+            cst.ClassDef: self._class,  # type: ignore[dict-item]
+            cst.Lambda: self._lambda,  # type: ignore[dict-item]
+            cst.For: self._for,  # type: ignore[dict-item]
+            cst.While: self._while,  # type: ignore[dict-item]
+            cst.Call: self._call,  # type: ignore[dict-item]
+            cst.Assign: self._assign,  # type: ignore[dict-item]
+            cst.AnnAssign: self._ann_assign,  # type: ignore[dict-item]
+        }
+
+    # -- the walk ---------------------------------------------------------------
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.stack.append(node)
+        kind = type(node)
+        if kind in _COMPREHENSIONS:
+            self.frames[-1].loops += 1
+            return True
+        handler = self._handlers.get(kind)
+        return handler(node) if handler is not None else True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+        if type(original_node) in _COMPREHENSIONS:
+            self.frames[-1].loops -= 1
+
+    def context(self) -> Context:
+        """The context of what is being visited now."""
+        in_loop = False
+        for frame in reversed(self.frames):
+            if frame.loops:
+                in_loop = True
+            if frame.kind in ("function", "lambda"):
+                node = frame.node
+                assert isinstance(node, (cst.FunctionDef, cst.Lambda))
+                return Context(node, frame.name, frame.method_of, frame.self_name, in_loop)
+        return Context(None, None, None, None, in_loop)
+
+    def _qualname(self, name: str) -> str:
+        outer = self.frames[-1].name
+        if not outer:
+            return name
+        return f"{outer}.{name}" if self.frames[-1].kind == "class" else f"{outer}.<locals>.{name}"
+
+    def _function(self, node: cst.FunctionDef) -> bool:
+        context = self.context()
+        self.defs[node] = context
+        for decorator in node.decorators:
+            decorator.visit(self)
+            spelled = get_full_name_for_node(decorator.decorator)
+            if spelled is None and isinstance(decorator.decorator, cst.Call):
+                spelled = get_full_name_for_node(decorator.decorator.func)
+            if spelled is not None and spelled.rsplit(".", 1)[-1] in self.triggers:
+                self.decorated.append((node, decorator, context))
+                if context.per_call or isinstance(decorator.decorator, cst.Call):
+                    self.needs_scope = True
+        node.params.visit(self)
+        if node.returns is not None:
+            node.returns.visit(self)
+        outer = self.frames[-1]
+        frame = Frame("function", node, self._qualname(node.name.value))
+        if outer.kind == "class" and isinstance(outer.node, cst.ClassDef):
+            static = any(get_full_name_for_node(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators)
+            params = node.params.posonly_params or node.params.params
+            if not static and params:
+                frame.self_name = params[0].name.value
+                frame.method_of = outer.node
+        self.frames.append(frame)
+        node.body.visit(self)
+        self.frames.pop()
+        return False
+
+    def _class(self, node: cst.ClassDef) -> bool:
+        info = ClassInfo(node)
+        self.classes[node] = info
+        for statement in node.body.body:
+            if isinstance(statement, cst.FunctionDef):
+                info.methods[statement.name.value] = statement
+                info.defines.add(statement.name.value)
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            if isinstance(target.target, cst.Name):
+                                info.class_values[target.target.value] = small.value
+                                info.defines.add(target.target.value)
+                    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        info.defines.add(small.target.value)
+                        if small.value is not None:
+                            info.class_values[small.target.value] = small.value
+        for decorator in node.decorators:
+            decorator.visit(self)
+        for arg in (*node.bases, *node.keywords):
+            arg.visit(self)
+        self.frames.append(Frame("class", node, self._qualname(node.name.value)))
+        node.body.visit(self)
+        self.frames.pop()
+        return False
+
+    def _lambda(self, node: cst.Lambda) -> bool:
+        node.params.visit(self)
+        self.frames.append(Frame("lambda", node, self._qualname("<lambda>")))
+        node.body.visit(self)
+        self.frames.pop()
+        return False
+
+    def _for(self, node: cst.For) -> bool:
+        node.target.visit(self)
+        node.iter.visit(self)
+        self.frames[-1].loops += 1
+        node.body.visit(self)
+        self.frames[-1].loops -= 1
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def _while(self, node: cst.While) -> bool:
+        self.frames[-1].loops += 1
+        node.test.visit(self)
+        node.body.visit(self)
+        self.frames[-1].loops -= 1
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def _call(self, node: cst.Call) -> bool:
+        func = node.func
+        if isinstance(func, cst.Call):
+            self.applied_parent[node] = self.stack[-2] if len(self.stack) > 1 else None
+        if isinstance(func, (cst.Name, cst.Attribute)):
+            spelled = get_full_name_for_node(func) or ""
+            site: CallSite | None = None
+            last = spelled.rsplit(".", 1)[-1]
+            if last in self.triggers:
+                site = CallSite(node, self.context(), self.stack[-2] if len(self.stack) > 1 else None, spelled)
+                self.candidates.append(site)
+                if last in self.graph_spellings:
+                    self.needs_scope = True
+                elif last in self.jit_spellings:
+                    if site.context.per_call or any(a.keyword is not None for a in node.args):
+                        self.needs_scope = True
+                elif node.args and (get_full_name_for_node(node.args[0].value) or "").rsplit(".", 1)[-1] in self.jit_spellings:
+                    self.needs_scope = True  # partial(jax.jit, static_argnums=...)
+            if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+                if site is None:
+                    site = CallSite(node, self.context(), None, spelled)
+                self.call_of_func[func] = site
+                if (
+                    isinstance(func, cst.Attribute)
+                    and isinstance(func.value, cst.Name)
+                    and site.context.method_of is not None
+                    and func.value.value == site.context.self_name
+                ):
+                    self.self_calls.setdefault((site.context.method_of, func.attr.value), []).append(site)
+        return True
+
+    def _record_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        context = self.context()
+        if isinstance(target, cst.Name):
+            self.assigned[target] = (value, context)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            self.assigned[target] = (value, context)
+            if context.method_of is not None and target.value.value == context.self_name:
+                info = self.classes.get(context.method_of)
+                if info is not None:
+                    info.instance_values.setdefault(target.attr.value, []).append(value)
+
+    def _assign(self, node: cst.Assign) -> bool:
+        for target in node.targets:
+            self._record_target(target.target, node.value)
+        return True
+
+    def _ann_assign(self, node: cst.AnnAssign) -> bool:
+        if node.value is not None:
+            self._record_target(node.target, node.value)
+        return True
+
+
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+
+
+def collect(module: cst.Module, source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = ()) -> Collector:
+    """Walk ``module`` once and return what was recorded."""
+    graph_names = tuple(graph_constructors)
+    jit_names = tuple(jit_wrappers)
+    triggers = trigger_names(source, (*graph_names, *jit_names))
+    aliases = {m.group(2) for m in _ALIAS.finditer(source)}
+    jit_spellings = names.last_names((*names.JIT_WRAPPERS, *jit_names)) | (aliases & triggers)
+    graph_spellings = names.last_names((*names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS, *graph_names))
+    collector = Collector(triggers, jit_spellings, graph_spellings)
+    module.visit(collector)
+    return collector
+
+
+__all__ = ["CallSite", "ClassInfo", "Collector", "Context", "MODULE_CONTEXT", "collect", "trigger_names"]

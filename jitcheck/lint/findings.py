@@ -1,0 +1,54 @@
+"""`Finding`: one diagnostic of the static pass, as every output format reads it."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal
+
+from jitcheck import rules
+
+Applicability = Literal["safe", "unsafe"]
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Finding:
+    """One finding: where (1-based line and column), which rule, what and how to fix.
+
+    ``fix`` says whether ``--fix`` (``"safe"``) or ``--unsafe-fixes`` (``"unsafe"``)
+    can rewrite it, or None when only the help line can.
+    """
+
+    path: str
+    line: int
+    column: int
+    code: str
+    message: str
+    help: str
+    end_line: int = 0
+    end_column: int = 0
+    fix: Applicability | None = None
+
+    def render(self) -> str:
+        """The one diagnostic format: ``path:line:col: JCxxx message`` and a ``help:`` line."""
+        return rules.format_diagnostic(self.path, self.line, self.column, self.code, self.message, self.help)
+
+    def with_path(self, path: str) -> Finding:
+        return dataclasses.replace(self, path=path)
+
+    def to_row(self) -> list[Any]:
+        """A compact JSON row for the cache (the path is not stored: it is the key's file)."""
+        return [self.line, self.column, self.end_line, self.end_column, self.code, self.message, self.help, self.fix]
+
+    @classmethod
+    def from_row(cls, path: str, row: list[Any]) -> Finding:
+        line, column, end_line, end_column, code, message, help_, fix = row
+        return cls(path, line, column, code, message, help_, end_line, end_column, fix)
+
+
+def unreadable(path: str, reason: str, fix: str, line: int = 1, column: int = 1) -> Finding:
+    """A JC000 finding: the file could not be checked, and why."""
+    rule = rules.UNREADABLE_FILE
+    return Finding(path, line, column, rule.code, rule.format(reason=reason), rule.format_help(fix=fix))
+
+
+__all__ = ["Applicability", "Finding", "unreadable"]

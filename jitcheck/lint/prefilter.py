@@ -1,0 +1,374 @@
+"""Can this module have a finding at all? A conservative test on Python's own ``ast``.
+
+libcst's visitors are thorough but slow (a walk costs about as much as the parse,
+and scope analysis about three times more), while almost no module of a JAX code
+base holds a finding: its jit calls are module-level decorators, wrap module-level
+functions, or are factories. This test reads the same source with the C-speed
+``ast`` parser and mirrors each rule's necessary conditions by spelling alone; it
+answers False only when no rule could fire, and anything it is unsure of goes on to
+the full libcst analysis, which alone decides what is reported.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from typing import Union
+
+from jitcheck.lint import names
+from jitcheck.lint.collect import _ALIAS
+
+Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_KNOWN_PACKAGES = ("jax.", "flax.", "equinox.", "numpy.", "optax.", "functools.")
+"""Packages whose names the prefilter trusts: a ``jit`` imported from one of them that is
+not a known wrapper (``flax.linen.jit``) is not one. Other packages are left to libcst."""
+
+
+def _last(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _spelled(node: ast.expr) -> str | None:
+    """``name`` or ``receiver.attr`` (one level), the way a jitted binding is called."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+class _Site:
+    __slots__ = ("node", "parent", "function", "loop")
+
+    def __init__(self, node: ast.AST, parent: ast.AST | None, function: Function | None, loop: bool) -> None:
+        self.node = node
+        self.parent = parent
+        self.function = function
+        self.loop = loop
+
+
+class _Index:
+    """One walk recording calls, defs and bindings with their parent, function and loop."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.calls: list[_Site] = []
+        self.defs: list[_Site] = []
+        self.by_name: dict[str, list[_Site]] = {}
+        self.values: dict[str, list[ast.expr]] = {}
+        """Values assigned to each simple name (``x = ...``), anywhere."""
+        self.nested_defs: set[str] = set()
+        self.binders: dict[str, set[tuple[int, bool]]] = {}
+        """Where each name is bound by ``def`` or assignment: (id of the function or 0, in a loop)."""
+        self.imported: set[str] = set()
+        self.modules: dict[str, str] = {}
+        """Import aliases and the qualified names they stand for (``nn`` -> ``flax.linen``)."""
+        self.class_of: dict[int, ast.ClassDef] = {}
+        self.classes: set[str] = set()
+        self.outer: dict[int, Function | None] = {}
+        """The function each function is defined in (None at module level)."""
+        self._walk(tree, None, None, False)
+
+    def _walk(self, node: ast.AST, parent: ast.AST | None, function: Function | None, loop: bool) -> None:
+        stack: list[tuple[ast.AST, ast.AST | None, Function | None, bool]] = [(node, parent, function, loop)]
+        while stack:
+            node, parent, function, loop = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                self.outer[id(node)] = function
+            elif isinstance(node, ast.ClassDef):
+                self.classes.add(node.name)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.defs.append(_Site(node, parent, function, loop))
+                if function is not None:
+                    self.nested_defs.add(node.name)
+                self.binders.setdefault(node.name, set()).add((id(function) if function else 0, loop))
+                if isinstance(parent, ast.ClassDef):
+                    self.class_of[id(node)] = parent
+                outer = [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
+                stack.extend((child, node, function, loop) for child in outer)
+                stack.extend((child, node, node, False) for child in node.body)
+                continue
+            if isinstance(node, ast.Lambda):
+                stack.append((node.args, node, function, loop))
+                stack.append((node.body, node, node, False))
+                continue
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                stack.extend((child, node, function, loop) for child in (node.target, node.iter))
+                stack.extend((child, node, function, True) for child in node.body)
+                stack.extend((child, node, function, loop) for child in node.orelse)
+                continue
+            if isinstance(node, ast.While):
+                stack.extend((child, node, function, True) for child in (node.test, *node.body))
+                stack.extend((child, node, function, loop) for child in node.orelse)
+                continue
+            if isinstance(node, _COMPREHENSIONS):
+                loop = True
+            elif isinstance(node, ast.Call):
+                site = _Site(node, parent, function, loop)
+                self.calls.append(site)
+                spelled = _spelled(node.func)
+                if spelled is not None:
+                    self.by_name.setdefault(spelled, []).append(site)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        self.values.setdefault(target.id, []).append(node.value)
+                        self.binders.setdefault(target.id, set()).add((id(function) if function else 0, loop))
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    local = alias.asname or alias.name.split(".")[0]
+                    self.imported.add(local)
+                    self.modules[local] = alias.name if alias.asname else local
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    local = alias.asname or alias.name
+                    self.imported.add(local)
+                    if node.module and not node.level:
+                        self.modules[local] = f"{node.module}.{alias.name}"
+            stack.extend((child, node, function, loop) for child in ast.iter_child_nodes(node))
+
+
+class _Judge:
+    def __init__(self, index: _Index, jit: frozenset[str], graph: frozenset[str], jit_qualified: frozenset[str] = frozenset()) -> None:
+        self.index = index
+        self.jit = jit
+        self.graph = graph
+        self.sites = {id(site.node): site for site in index.calls}
+        self.jit_qualified = frozenset(names.JIT_WRAPPERS) | jit_qualified
+        self.partials = frozenset(names.PARTIAL_TRIGGERS) | frozenset(
+            local for local, qualified in index.modules.items() if qualified.rsplit(".", 1)[-1] in names.PARTIAL_TRIGGERS
+        )
+
+    def exempt(self, function: Function | None) -> bool:
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        name = function.name
+        if name in names.ONCE_FUNCTIONS or name.startswith("test"):
+            return True
+        return name in names.CONSTRUCTOR_METHODS and id(function) in self.index.class_of
+
+    def called_in(self, spelled: str, function: Function | None) -> bool:
+        return any(site.function is function for site in self.index.by_name.get(spelled, ()))
+
+    def within(self, function: Function | None, outer: Function | None) -> bool:
+        """True when code in ``function`` can see names bound in ``outer`` (it is ``outer`` or nested in it)."""
+        if outer is None:
+            return True
+        current = function
+        while current is not None:
+            if current is outer:
+                return True
+            current = self.index.outer.get(id(current))
+        return False
+
+    def calls_seeing(self, spelled: str, bound_in: Function | None) -> list[_Site]:
+        return [site for site in self.index.by_name.get(spelled, ()) if self.within(site.function, bound_in)]
+
+    def used_here(self, site: _Site) -> bool:
+        parent = site.parent
+        if isinstance(parent, ast.Call) and parent.func is site.node:
+            return True
+        if isinstance(parent, ast.Attribute):
+            return parent.attr in ("lower", "trace", "eval_shape")
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            return any(isinstance(t, ast.Name) and self.called_in(t.id, site.function) for t in targets)
+        return False
+
+    def qualified(self, func: ast.expr) -> str | None:
+        """The dotted name ``func`` stands for through the module's imports, if its head is imported."""
+        parts: list[str] = []
+        node = func
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.index.modules or node.id in self.index.binders:
+            return None
+        return ".".join([self.index.modules[node.id], *reversed(parts)])
+
+    def is_jit(self, func: ast.expr) -> bool:
+        """Spelled like a jit wrapper, and not imported as something known to be another thing."""
+        if _last(func) not in self.jit:
+            return False
+        qualified = self.qualified(func)
+        return qualified is None or qualified in self.jit_qualified or not qualified.startswith(_KNOWN_PACKAGES)
+
+    def maybe_bad_callable(self, fun: ast.expr, site: _Site) -> bool:
+        if isinstance(fun, ast.Name):
+            where = id(site.function) if site.function is not None else 0
+            return any(fid == where and (fid or loop) for fid, loop in self.index.binders.get(fun.id, ()))
+        if isinstance(fun, ast.Attribute):
+            return isinstance(fun.value, ast.Name) and fun.value.id not in self.index.imported
+        if isinstance(fun, ast.Call):
+            return _last(fun.func) in self.partials
+        return isinstance(fun, ast.Lambda)
+
+    def suspicious(self, expr: ast.expr, depth: int = 0) -> bool:
+        """Could ``expr`` break a static position (unhashable, or rebuilt per call)?"""
+        if isinstance(expr, ast.Constant):
+            return False
+        if isinstance(expr, ast.Tuple):
+            return any(self.suspicious(e, depth) for e in expr.elts)
+        if isinstance(expr, ast.UnaryOp):
+            return self.suspicious(expr.operand, depth)
+        if isinstance(expr, ast.Name):
+            if expr.id in self.index.nested_defs:
+                return True
+            if depth >= 2:
+                return expr.id in self.index.values
+            return any(self.suspicious(value, depth + 1) for value in self.index.values.get(expr.id, ()))
+        if isinstance(expr, ast.Attribute):
+            base = expr.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            return not (isinstance(base, ast.Name) and base.id in self.index.imported)
+        if isinstance(expr, ast.Call):
+            return self.suspicious_call(expr.func)
+        return isinstance(expr, (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp, ast.Lambda))
+
+    def suspicious_call(self, func: ast.expr) -> bool:
+        """Could a call of ``func`` build an unhashable or identity-compared value the analysis can name?
+
+        Only what libcst's analysis resolves: a class of this file, a builtin
+        container, a partial, or an array factory of numpy / jax (through imports).
+        """
+        if isinstance(func, ast.Name):
+            if func.id in self.index.classes or func.id in ("list", "dict", "set", "bytearray") or func.id in self.partials:
+                return True
+        elif _last(func) in self.partials:
+            return True
+        qualified = self.qualified(func)
+        if qualified is None:
+            return False
+        return qualified.startswith(("numpy.", "jax.numpy.", "jax.random.", "jax.tree_util.")) or qualified in (
+            "functools.partial",
+        )
+
+    def static_spec(self, keywords: Iterable[ast.keyword]) -> tuple[frozenset[int], frozenset[str]] | None:
+        nums: set[int] = set()
+        argnames: set[str] = set()
+        for keyword in keywords:
+            if not (keyword.arg or "").startswith("static"):
+                continue
+            values = keyword.value.elts if isinstance(keyword.value, (ast.Tuple, ast.List)) else [keyword.value]
+            for value in values:
+                if not isinstance(value, ast.Constant):
+                    return None  # not literal: the analysis cannot read it either
+                if isinstance(value.value, int) and not isinstance(value.value, bool):
+                    nums.add(value.value)
+                elif isinstance(value.value, str):
+                    argnames.add(value.value)
+                else:
+                    return None
+        if not nums and not argnames:
+            return None
+        return frozenset(nums), frozenset(argnames)
+
+    def static_call_bad(self, call: ast.Call, spec: tuple[frozenset[int], frozenset[str]]) -> bool:
+        nums, argnames = spec
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                break
+            if index in nums and self.suspicious(arg):
+                return True
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                continue
+            if (keyword.arg in argnames or nums) and self.suspicious(keyword.value):
+                return True
+        return False
+
+    def binding_bad(self, spelled: str, spec: tuple[frozenset[int], frozenset[str]], bound_in: Function | None = None) -> bool:
+        return any(self.static_call_bad(site.node, spec) for site in self.calls_seeing(spelled, bound_in))  # type: ignore[arg-type]
+
+    def jit_call(self, site: _Site) -> bool:
+        call = site.node
+        assert isinstance(call, ast.Call)
+        spec = self.static_spec(call.keywords)
+        if call.args:
+            if (site.function is not None or site.loop) and not self.exempt(site.function) \
+                    and self.maybe_bad_callable(call.args[0], site) and self.used_here(site):
+                return True
+        if spec is not None:
+            return self.applied_bad(site, spec)
+        return False
+
+    def applied_bad(self, site: _Site, spec: tuple[frozenset[int], frozenset[str]]) -> bool:
+        """The jitted wrapper built at ``site`` is called with a bad static argument."""
+        parent = site.parent
+        if isinstance(parent, ast.Call) and parent.func is site.node:
+            return self.static_call_bad(parent, spec)
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            for target in targets:
+                spelled = _spelled(target)
+                if spelled is not None:
+                    receiver_call = spelled.split(".", 1)[-1] if "." in spelled else None
+                    if self.binding_bad(spelled, spec, site.function if "." not in spelled else None):
+                        return True
+                    if receiver_call is not None and any(
+                        self.binding_bad(f"{other}.{receiver_call}", spec) for other in ("self", "cls")
+                    ):
+                        return True
+        return False
+
+    def decorated(self, site: _Site) -> bool:
+        function = site.node
+        assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for decorator in function.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            spec = None
+            if self.is_jit(target):
+                spec = self.static_spec(decorator.keywords) if isinstance(decorator, ast.Call) else None
+            elif isinstance(decorator, ast.Call) and decorator.args and self.is_jit(decorator.args[0]):
+                spec = self.static_spec(decorator.keywords)
+            else:
+                continue
+            if site.function is not None and not self.exempt(site.function) and self.called_in(function.name, site.function):
+                return True
+            if spec is not None and id(function) not in self.index.class_of and self.binding_bad(function.name, spec, site.function):
+                return True
+        return False
+
+    def possible(self) -> bool:
+        for site in self.index.calls:
+            call = site.node
+            assert isinstance(call, ast.Call)
+            last = _last(call.func)
+            if last in self.graph:
+                return True
+            if last in self.jit and self.is_jit(call.func) and self.jit_call(site):
+                return True
+            if call.args and self.is_jit(call.args[0]) and last in names.PARTIAL_TRIGGERS:
+                spec = self.static_spec(call.keywords)
+                applied = site.parent
+                if spec is not None and isinstance(applied, ast.Call) and applied.func is call:
+                    outer = self.sites.get(id(applied))
+                    if outer is not None and self.applied_bad(outer, spec):
+                        return True
+        return any(self.decorated(site) for site in self.index.defs if site.node.decorator_list)  # type: ignore[attr-defined]
+
+
+
+def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = ()) -> bool:
+    """False only when no static rule can report anything in ``source``."""
+    jit_names = names.last_names((*names.JIT_WRAPPERS, *jit_wrappers))
+    graph_names = names.last_names((*names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS, *graph_constructors))
+    if not any(name in source for name in (*jit_names, *graph_names)):
+        return False
+    aliases = {m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in jit_names | graph_names}
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # let libcst decide, and report
+    judge = _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers))
+    return judge.possible()
+
+
+__all__ = ["possible"]

@@ -1,0 +1,150 @@
+"""The static pass on fixtures/lint_project: the exact findings, and the fixed files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from jitcheck.lint.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT = ROOT / "fixtures" / "lint_project"
+EXPECTED = Path(__file__).resolve().parent / "expected"
+
+FINDINGS = {
+    ("data.py", 46, "JC101"),
+    ("data.py", 57, "JC202"),
+    ("data.py", 60, "JC201"),
+    ("data.py", 65, "JC104"),
+    ("data.py", 78, "JC102"),
+    ("losses.py", 30, "JC102"),
+    ("losses.py", 33, "JC102"),
+    ("losses.py", 46, "JC202"),
+    ("model.py", 70, "JC203"),
+    ("model.py", 71, "JC204"),
+    ("model.py", 90, "JC101"),
+    ("train.py", 34, "JC104"),
+    ("train.py", 46, "JC105"),
+    ("train.py", 65, "JC105"),
+    ("train.py", 76, "JC201"),
+    ("train.py", 92, "JC103"),
+    ("train.py", 97, "JC104"),
+    ("train.py", 98, "JC202"),
+}
+"""Every true positive in the fixture; every other line there is a look-alike that must stay quiet."""
+
+AFTER_FIX = {
+    ("data.py", 45, "JC101"),
+    ("data.py", 60, "JC202"),
+    ("data.py", 63, "JC201"),
+    ("losses.py", 45, "JC202"),
+    ("model.py", 70, "JC203"),
+    ("model.py", 71, "JC204"),
+    ("model.py", 90, "JC101"),
+    ("train.py", 51, "JC105"),
+    ("train.py", 70, "JC105"),
+    ("train.py", 81, "JC201"),
+    ("train.py", 107, "JC202"),
+}
+"""What --fix leaves (the safe fixes added imports, so later lines moved down)."""
+AFTER_UNSAFE_FIX = AFTER_FIX - {("data.py", 60, "JC202"), ("losses.py", 45, "JC202"), ("model.py", 70, "JC203")}
+
+
+def findings(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> set[tuple[str, int, str]]:
+    capsys.readouterr()
+    status = main([str(path), "--output-format", "json", "--no-cache", "--jobs", "1", *extra])
+    rows = json.loads(capsys.readouterr().out)
+    assert status == (1 if rows else 0)
+    return {(Path(r["filename"]).resolve().relative_to(path.resolve()).as_posix(), r["location"]["row"], r["code"]) for r in rows}
+
+
+def test_exact_findings(capsys: pytest.CaptureFixture[str]) -> None:
+    found = findings(PROJECT, capsys)
+    assert found == FINDINGS
+    assert {code for _, _, code in found} >= {"JC101", "JC102", "JC103", "JC104", "JC105", "JC201", "JC202", "JC203", "JC204"}
+
+
+def test_gitignored_and_per_file_ignored_files_are_quiet(capsys: pytest.CaptureFixture[str]) -> None:
+    found = findings(PROJECT, capsys, "--no-respect-gitignore")
+    assert found - FINDINGS == {("generated/ignored.py", 10, "JC104")}
+    script = PROJECT / "scripts" / "demo.py"
+    capsys.readouterr()
+    assert main([str(script), "--no-cache", "--select", "JC104", "-q"]) == 0  # per-file-ignores: scripts/* = JC104
+
+
+def _fixed_copy(tmp_path: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> Path:
+    target = tmp_path / "lint_project"
+    shutil.copytree(PROJECT, target)
+    capsys.readouterr()
+    main([str(target), "--no-cache", "-q", "--jobs", "1", *flags])
+    return target
+
+
+@pytest.mark.parametrize(("flags", "expected_dir", "remaining"), [
+    (("--fix",), "fix", AFTER_FIX),
+    (("--fix", "--unsafe-fixes"), "unsafe", AFTER_UNSAFE_FIX),
+])
+def test_fix_matches_expected_and_rechecks_clean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: tuple[str, ...], expected_dir: str, remaining: set[tuple[str, int, str]]
+) -> None:
+    fixed = _fixed_copy(tmp_path, capsys, *flags)
+    expected = EXPECTED / expected_dir
+    for original in PROJECT.rglob("*.py"):
+        relative = original.relative_to(PROJECT)
+        want = expected / relative.name if (expected / relative.name).exists() else original
+        assert (fixed / relative).read_text() == want.read_text(), f"{relative} differs from {want}"
+    assert {p.name for p in expected.iterdir()} <= {p.name for p in PROJECT.rglob("*.py")}
+    # The fixed tree re-checks without the fixed findings, and a second fix changes nothing.
+    assert findings(fixed, capsys) == remaining
+    before = {p: p.read_text() for p in fixed.rglob("*.py")}
+    capsys.readouterr()
+    main([str(fixed), "--no-cache", *flags])
+    assert {p: p.read_text() for p in fixed.rglob("*.py")} == before
+
+
+def test_diff_prints_the_fixes_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "lint_project"
+    shutil.copytree(PROJECT, target)
+    capsys.readouterr()
+    status = main([str(target), "--diff", "--no-cache"])
+    out = capsys.readouterr()
+    assert status == 1
+    assert "+from jitcheck import ValuePartial" in out.out
+    assert "-        params = jax.jit(lambda p, g: sgd_update(p, g, 0.1))(params, grads)" in out.out
+    assert "+        params = jax.jit(_train_lambda)(params, grads)" in out.out
+    assert "Would fix 7 findings in 3 files." in out.err
+    for original in PROJECT.rglob("*.py"):
+        assert (target / original.relative_to(PROJECT)).read_text() == original.read_text()
+
+
+@pytest.mark.slow
+def test_fixture_is_mypy_strict_clean_but_for_intentional_lines(repo_root: Path) -> None:
+    """Plain ``mypy --strict`` reports errors exactly on the lines marked ``# mypy-expect: CODE``."""
+    import os
+    import re
+
+    from mypy import api
+
+    marked = {}
+    for path in PROJECT.rglob("*.py"):
+        if "generated" in path.parts:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            match = re.search(r"# mypy-expect: ([\w-]+)", line)
+            if match:
+                marked[(path.relative_to(PROJECT.parent).as_posix(), number)] = match.group(1)
+    old = os.getcwd()
+    os.chdir(PROJECT.parent)
+    try:
+        out, _, _ = api.run(["--strict", "--no-incremental", "--exclude", "generated", "lint_project"])
+    finally:
+        os.chdir(old)
+    reported = {}
+    for line in out.splitlines():
+        match = re.match(r"(.+?):(\d+): error: .*\[([\w-]+)\]$", line)
+        if match:
+            reported[(match.group(1), int(match.group(2)))] = match.group(3)
+    assert reported == marked, out
