@@ -26,7 +26,7 @@ class ValuePartial(Generic[R]):
     function are flattened, as ``functools.partial`` does.
     """
 
-    __slots__ = ("func", "args", "keywords", "_hash")
+    __slots__ = ("func", "args", "keywords", "_hash", "__weakref__")
 
     func: Callable[..., R]
     args: tuple[Any, ...]

@@ -198,3 +198,8 @@ def test_value_partial_keyword_order_does_not_matter_and_it_pickles() -> None:
 
     def_ = ValuePartial(scale, 1.0, factor=2.0)
     assert pickle.loads(pickle.dumps(def_)) == def_
+
+
+def test_value_partial_can_itself_be_jitted() -> None:
+    jitted = jax.jit(ValuePartial(scale, factor=2.0))  # jax keeps a weak reference to what it wraps
+    assert jitted(jnp.ones(2)).tolist() == [2.0, 2.0]

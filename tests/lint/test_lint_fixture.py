@@ -118,33 +118,3 @@ def test_diff_prints_the_fixes_and_writes_nothing(tmp_path: Path, capsys: pytest
     assert "Would fix 7 findings in 3 files." in out.err
     for original in PROJECT.rglob("*.py"):
         assert (target / original.relative_to(PROJECT)).read_text() == original.read_text()
-
-
-@pytest.mark.slow
-def test_fixture_is_mypy_strict_clean_but_for_intentional_lines(repo_root: Path) -> None:
-    """Plain ``mypy --strict`` reports errors exactly on the lines marked ``# mypy-expect: CODE``."""
-    import os
-    import re
-
-    from mypy import api
-
-    marked = {}
-    for path in PROJECT.rglob("*.py"):
-        if "generated" in path.parts:
-            continue
-        for number, line in enumerate(path.read_text().splitlines(), start=1):
-            match = re.search(r"# mypy-expect: ([\w-]+)", line)
-            if match:
-                marked[(path.relative_to(PROJECT.parent).as_posix(), number)] = match.group(1)
-    old = os.getcwd()
-    os.chdir(PROJECT.parent)
-    try:
-        out, _, _ = api.run(["--strict", "--no-incremental", "--exclude", "generated", "lint_project"])
-    finally:
-        os.chdir(old)
-    reported = {}
-    for line in out.splitlines():
-        match = re.match(r"(.+?):(\d+): error: .*\[([\w-]+)\]$", line)
-        if match:
-            reported[(match.group(1), int(match.group(2)))] = match.group(3)
-    assert reported == marked, out

@@ -42,7 +42,7 @@ class Augmenter:
         return image[::-1] if self.flip else image
 
     def node(self) -> NodeDefinition[str]:
-        return NodeDefinition(self.apply, inputs=("image",), outputs=("augmented",))
+        return NodeDefinition(self.apply, inputs=("image",), outputs=("augmented",))  # mypy-expect: jitcheck-body
 
 
 def _module_lambda(flat: Any) -> Any:
@@ -57,20 +57,20 @@ PIPELINE = JitGraph(
                     normalize, inputs=("raw",), outputs=("image",), settings={"mean": 0.5, "std": 0.25}
                 ),
                 "crop": NodeDefinition(
-                    crop, inputs=("image",), outputs=("cropped",), settings={"size": [24, 24]}  # mypy-expect: dict-item
+                    crop, inputs=("image",), outputs=("cropped",), settings={"size": [24, 24]}  # mypy-expect: dict-item, jitcheck-setting
                 ),
                 "shift": NodeDefinition(
-                    shift, inputs=("cropped",), outputs=("shifted",), settings=OrderedMap({"offset": np.zeros(3)})  # mypy-expect: dict-item
+                    shift, inputs=("cropped",), outputs=("shifted",), settings=OrderedMap({"offset": np.zeros(3)})  # mypy-expect: dict-item, jitcheck-setting
                 ),
                 "flatten": NodeDefinition(
                     flatten, inputs=("shifted",), outputs=("flat",), settings=OrderedMap({"config": ModelConfig()})
                 ),
-                "scale": NodeDefinition(_module_lambda, inputs=("flat",), outputs=("scaled",)),
+                "scale": NodeDefinition(_module_lambda, inputs=("flat",), outputs=("scaled",)),  # mypy-expect: jitcheck-body
                 # TrainConfig is a mutable dataclass, but defined in another module: beyond
                 # the static pass (which resolves classes within the file); mypy's plugin
                 # and the runtime checks report it.
                 "rate": NodeDefinition(
-                    schedule, inputs=("scaled",), outputs=("out",), settings={"config": TrainConfig()}
+                    schedule, inputs=("scaled",), outputs=("out",), settings={"config": TrainConfig()}  # mypy-expect: jitcheck-setting
                 ),
             }
         )

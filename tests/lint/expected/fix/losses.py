@@ -26,7 +26,7 @@ def scaled_loss(pred: Array, target: Array, scale: float) -> Array:
     return scale * jnp.mean((pred - target) ** 2)
 
 
-mse_node = NodeDefinition(ValuePartial(weighted_mse, weight=0.5), inputs=("pred", "target"), outputs=("loss",))
+mse_node = NodeDefinition(ValuePartial(weighted_mse, weight=0.5), inputs=("pred", "target"), outputs=("loss",))  # mypy-expect: jitcheck-body
 value_node = NodeDefinition(ValuePartial(weighted_mse, weight=0.5), inputs=("pred", "target"), outputs=("loss",))
 entropy_node = NodeDefinition(cross_entropy, inputs=("logits", "labels"), outputs=("loss",))
 stage_node = stage(ValuePartial(weighted_mse, weight=2.0), ("pred", "target"), ("loss",))
