@@ -403,9 +403,11 @@ def render_text(report: ImportReport) -> str:
             lines.append("  no graphs")
         for finding in module.findings:
             lines += ["  " + line for line in str(finding).splitlines()]
-    for retrace in report.retraces:
+    from jitcheck.debug.retrace import render_collapsed
+
+    for retrace in render_collapsed(report.retraces, _shown_path):
         lines.append("")
-        lines.append(str(retrace))
+        lines.append(retrace)
     count = len(report.findings) + len(report.retraces)
     lines.append("")
     lines.append(
