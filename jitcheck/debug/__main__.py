@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from jitcheck.debug.pipes import quiet_on_closed_stdout
+
 _USAGE = """usage: python -m jitcheck.debug COMMAND ...
 
 commands:
@@ -34,8 +36,9 @@ def _startup_hook(argv: list[str]) -> int:
     return 0
 
 
+@quiet_on_closed_stdout
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch to a subcommand; returns the exit status."""
+    """Dispatch to a subcommand; returns the exit status (141 when stdout's reader left early, as with ``| head``)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
         print(_USAGE, end="")
