@@ -32,7 +32,8 @@ class Trainer:
 
     def step(self, x: jax.Array) -> jax.Array:
         self.weight.value = self.weight.value * 0.5
-        return (x * self.weight.value).sum()
+        total: jax.Array = (x * self.weight.value).sum()
+        return total
 
     def rebuilt_step(self, x: jax.Array) -> jax.Array:
         loss: jax.Array = StatefulFunction(self.step)(x)  # the bug: a new wrapper, a new cache, per call
