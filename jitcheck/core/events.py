@@ -31,21 +31,28 @@ class TraceEvent:
 
     ``name`` names the owner in messages; ``arguments`` maps an argument path
     (``"args[0]"``, ``"kwargs['lr']"``, ``"graph"``, ``"values['x']"``) to its key.
+    ``wraps`` is the callable the owner wraps when the owner is a wrapper with its
+    own cache that may be built again around the same callable (a
+    ``StatefulFunction``): the retrace watch counts such traces per wrapped
+    callable, so a wrapper rebuilt for every call is seen retracing.
     """
 
     owner: object
     name: str
     arguments: tuple[tuple[str, ArgumentKey], ...]
+    wraps: object = None
 
 
 _listeners: list[Callable[[TraceEvent], None]] = []
 
 
-def notify_trace(owner: object, name: str, arguments: Callable[[], tuple[tuple[str, ArgumentKey], ...]]) -> None:
-    """Tell the listeners ``owner`` is being traced; ``arguments`` is only built when someone listens."""
+def notify_trace(
+    owner: object, name: str, arguments: Callable[[], tuple[tuple[str, ArgumentKey], ...]], *, wraps: object = None
+) -> None:
+    """Tell the listeners ``owner`` (a wrapper of ``wraps``, if given) is being traced; ``arguments`` is only built when someone listens."""
     if not _listeners:
         return
-    event = TraceEvent(owner, name, arguments())
+    event = TraceEvent(owner, name, arguments(), wraps)
     for listener in list(_listeners):
         listener(event)
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from jitcheck.debug.pipes import quiet_on_closed_stdout
+
 _USAGE = """usage: python -m jitcheck.debug COMMAND ...
 
 commands:
   report MODULE_OR_PATH... [--json]   import in debug mode; print each graph traced at import, its shapes, every finding
-  run [--packages PKG] (-m MODULE | SCRIPT) [ARGS...]
+  run [--packages PKG] [--report] (-m MODULE | -c CODE | SCRIPT) [ARGS...]
                                       run a program with debug mode on from its first line
   startup-hook {install,uninstall,status} [--site-dir DIR]
                                       make JITCHECK_DEBUG work for a plain `python` (a .pth line in site-packages)
@@ -34,8 +36,9 @@ def _startup_hook(argv: list[str]) -> int:
     return 0
 
 
+@quiet_on_closed_stdout
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch to a subcommand; returns the exit status."""
+    """Dispatch to a subcommand; returns the exit status (141 when stdout's reader left early, as with ``| head``)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
         print(_USAGE, end="")

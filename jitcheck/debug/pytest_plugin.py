@@ -74,12 +74,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if not _STATE["on"]:
         return
     from jitcheck.debug.records import graph_records
-    from jitcheck.debug.retrace import retrace_reports
+    from jitcheck.debug.retrace import render_collapsed, retrace_reports
 
     found = graph_records()
     traced = sum(1 for r in found if r.kind == "traced")
     retraces = retrace_reports()
     terminalreporter.section("jitcheck debug mode")
     terminalreporter.write_line(f"{traced} graph{'s' if traced != 1 else ''} traced as built, {len(retraces)} retrace{'s' if len(retraces) != 1 else ''} reported")
-    for report in retraces:
-        terminalreporter.write_line(str(report))
+    for text in render_collapsed(retraces):
+        terminalreporter.write_line(text)

@@ -29,6 +29,7 @@ from typing import Any
 
 from jitcheck import rules
 from jitcheck.debug.location import Location, exception_location
+from jitcheck.debug.pipes import quiet_on_closed_stdout
 from jitcheck.debug.settings import DebugSettingError, package_names
 
 _PROG = "jitcheck debug-report"
@@ -403,9 +404,11 @@ def render_text(report: ImportReport) -> str:
             lines.append("  no graphs")
         for finding in module.findings:
             lines += ["  " + line for line in str(finding).splitlines()]
-    for retrace in report.retraces:
+    from jitcheck.debug.retrace import render_collapsed
+
+    for retrace in render_collapsed(report.retraces, _shown_path):
         lines.append("")
-        lines.append(str(retrace))
+        lines.append(retrace)
     count = len(report.findings) + len(report.retraces)
     lines.append("")
     lines.append(
@@ -415,8 +418,9 @@ def render_text(report: ImportReport) -> str:
     return "\n".join(lines)
 
 
+@quiet_on_closed_stdout
 def main(argv: list[str] | None = None, *, prog: str = _PROG) -> int:
-    """Run the report from the command line; 0 when clean, 1 with findings, 2 for a usage error."""
+    """Run the report from the command line; 0 when clean, 1 with findings, 2 for a usage error, 141 when stdout closed early."""
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Import a package in jitcheck debug mode and report, per module, every graph traced at import "

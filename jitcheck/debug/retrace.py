@@ -3,10 +3,14 @@
 `RetraceTracker` listens to ``jitcheck.core.events``: every trace of a watched
 function (`jitcheck.debug.watch`), and under debug mode every trace of any owner
 that reports its traces (``JitGraph.jit_call``, ``StatefulFunction``). It keeps each
-owner's cache keys and how often each was traced. A trace beyond the owner's
-``max_traces`` becomes a `RetraceReport` (rule JC503, plus the rule of the cause
-where one applies) that warns (`RetraceWarning`, the default: a retrace costs time,
-not correctness), raises (`RetraceError`) or is only recorded, as configured.
+owner's cache keys and how often each was traced; a wrapper with its own cache (a
+``StatefulFunction``) is counted under the callable it wraps, so one rebuilt around
+the same function for every call is seen retracing (``jitcheck.debug.wrapped``).
+A trace beyond the owner's ``max_traces`` becomes a `RetraceReport` (rule JC503,
+plus the rule of the cause where one applies) that warns (`RetraceWarning`, the
+default: a retrace costs time, not correctness; once per cause and call site, as
+Python warns once per location), raises (`RetraceError`) or is only recorded, as
+configured.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from jitcheck.debug.explain import ArgumentChange, TraceKey, closest, same_key, 
 from jitcheck.debug.location import Location, user_frame
 from jitcheck.debug.settings import max_traces as checked_max_traces
 from jitcheck.debug.settings import on_retrace as checked_on_retrace
+from jitcheck.debug.wrapped import Wrappers, rebuilt_wrapper, wrapped_identity
 from jitcheck.rules import Rule
 
 
@@ -86,11 +91,21 @@ class RetraceReport:
         )
 
     def __str__(self) -> str:
+        return self.render()
+
+    def render(self, shown_path: Callable[[str], str] | None = None) -> str:
+        """The diagnostic (``path:line:col: JC503 ...`` and ``help:``), its path passed through ``shown_path`` if given."""
         found = self.violation
         where = self.location
-        return rules.format_diagnostic(
-            where.file if where else "<unknown>", where.line if where else 0, where.column if where else 0, found.code, found.message, found.help
-        )
+        file = "<unknown>" if where is None else where.file if shown_path is None else shown_path(where.file)
+        return rules.format_diagnostic(file, where.line if where else 0, where.column if where else 0, found.code, found.message, found.help)
+
+    @property
+    def cause(self) -> Hashable:
+        """What this retrace is, less how many traces it came after: the same at every call that repeats it."""
+        where = self.location
+        place = None if where is None else (where.file, where.line, where.column)
+        return (self.subject, place, tuple((c.path, c.aspect, c.detail) for c in self.changes))
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of this report."""
@@ -110,13 +125,21 @@ class RetraceReport:
 
 @dataclasses.dataclass
 class TraceGroup:
-    """One owner's traces (for ``JitGraph.jit_call``, one graph layout's): its cache keys and their counts."""
+    """One owner's traces (for ``JitGraph.jit_call``, one graph layout's): its cache keys and their counts.
+
+    For a wrapper's traces (a ``StatefulFunction``), ``owner`` is the callable it
+    wraps, and ``wrappers``/``tracers`` the wrapper objects that traced in this
+    group / traced each key (held weakly), to tell a rebuilt wrapper from a cache
+    cleared or outgrown.
+    """
 
     name: str
     owner: object
     keys: list[TraceKey] = dataclasses.field(default_factory=list)
     counts: list[int] = dataclasses.field(default_factory=list)
     reports: list[RetraceReport] = dataclasses.field(default_factory=list)
+    wrappers: Wrappers = dataclasses.field(default_factory=Wrappers)
+    tracers: list[Wrappers] = dataclasses.field(default_factory=list)
 
     @property
     def traces(self) -> int:
@@ -149,6 +172,7 @@ class RetraceTracker:
         self.reports: list[RetraceReport] = []
         self._groups: dict[Hashable, TraceGroup] = {}
         self._watched: dict[int, tuple[object, str, Policy]] = {}
+        self._warned: set[Hashable] = set()
         self._unsubscribe: Callable[[], None] | None = None
 
     def start(self) -> None:
@@ -179,6 +203,7 @@ class RetraceTracker:
         """Forget every trace and report (not the watched owners)."""
         self._groups.clear()
         self.reports.clear()
+        self._warned.clear()
 
     @property
     def watching(self) -> bool:
@@ -194,6 +219,8 @@ class RetraceTracker:
         self.stop()
 
     def _group_key(self, event: TraceEvent) -> tuple[Hashable, str]:
+        if event.wraps is not None:
+            return ("wraps", wrapped_identity(event.wraps)), f"{type(event.owner).__name__}({event.name})"
         first = event.arguments[0] if event.arguments else None
         if first is not None and first[0] == "graph" and isinstance(first[1].payload, CallableGraph):
             graph = first[1].payload
@@ -213,26 +240,41 @@ class RetraceTracker:
             policy = self.default
         group = self._groups.get(key)
         if group is None:
-            group = self._groups[key] = TraceGroup(name, event.owner)
+            group = self._groups[key] = TraceGroup(name, event.owner if event.wraps is None else event.wraps)
         arguments = event.arguments
         again = False
+        index = len(group.keys)
         for i, seen in enumerate(group.keys):
             if same_key(seen, arguments):
                 group.counts[i] += 1
                 again = True
+                index = i
                 break
         else:
             group.keys.append(arguments)
             group.counts.append(1)
+            group.tracers.append(Wrappers())
+        rebuilt = False
+        if event.wraps is not None:
+            # A wrapper that has not traced this key, around a callable another wrapper traced: rebuilt.
+            earlier = group.tracers[index] if again else group.wrappers
+            rebuilt = bool(earlier) and event.owner not in earlier
+            group.wrappers.add(event.owner)
+            group.tracers[index].add(event.owner)
         if group.traces <= policy.max_traces:
             return
         changes: list[ArgumentChange] = []
+        if rebuilt:
+            changes.append(rebuilt_wrapper(event.owner, event.wraps))
         if not again:
             found = closest(group.keys[:-1], arguments)
-            changes = found[1] if found is not None else []
+            changes += found[1] if found is not None else []
         report = RetraceReport(group.name, group.traces, policy.max_traces, tuple(changes or [traced_again()]), user_frame())
         group.reports.append(report)
         self.reports.append(report)
+        if policy.on_retrace == "warn" and report.cause in self._warned:
+            return  # the same retrace at the same call, repeated every step: warned once, recorded every time
+        self._warned.add(report.cause)
         _act(report, policy.on_retrace)
 
 
@@ -261,4 +303,25 @@ def retrace_reports() -> list[RetraceReport]:
     return list(TRACKER.reports)
 
 
-__all__ = ["TRACKER", "Policy", "RetraceError", "RetraceReport", "RetraceTracker", "RetraceWarning", "TraceGroup", "retrace_reports"]
+def collapsed(reports: list[RetraceReport]) -> list[tuple[RetraceReport, int]]:
+    """Each distinct retrace once, with how often it was reported: a retrace repeated at every step is listed once.
+
+    The report kept is the latest of its kind (the one with the highest trace count),
+    in the order each kind was first reported.
+    """
+    latest: dict[Hashable, tuple[RetraceReport, int]] = {}
+    for report in reports:
+        seen = latest.get(report.cause)
+        latest[report.cause] = (report, 1 if seen is None else seen[1] + 1)
+    return list(latest.values())
+
+
+def render_collapsed(reports: list[RetraceReport], shown_path: Callable[[str], str] | None = None) -> list[str]:
+    """The text of each distinct retrace (`collapsed`), followed by how often it repeated where it did."""
+    text = []
+    for report, times in collapsed(reports):
+        text.append(report.render(shown_path) + (f"\n  (the same retrace was reported {times} times; the last is shown)" if times > 1 else ""))
+    return text
+
+
+__all__ = ["TRACKER", "Policy", "collapsed", "render_collapsed", "RetraceError", "RetraceReport", "RetraceTracker", "RetraceWarning", "TraceGroup", "retrace_reports"]

@@ -1,6 +1,6 @@
-"""``python -m jitcheck.debug run``: a script or module run with debug mode on from its first line.
+"""``python -m jitcheck.debug run``: a script, module or command run with debug mode on from its first line.
 
-Like ``python script.py`` or ``python -m module``, but debug mode is switched on (and
+Like ``python script.py``, ``python -m module`` or ``python -c CODE``, but debug mode is switched on (and
 beartype's hook installed for ``--packages`` or ``JITCHECK_DEBUG``) before anything
 of the program is imported, so no runner or startup hook is needed.
 """
@@ -19,15 +19,15 @@ _WITH_VALUE = ("--packages", "--max-traces", "--on-retrace")
 
 
 def split_program(argv: list[str]) -> tuple[list[str], list[str]]:
-    """The runner's own options, and the program to run with its arguments (``-m MODULE ...`` or ``SCRIPT ...``).
+    """The runner's own options, and the program to run with its arguments (``-m MODULE ...``, ``-c CODE ...`` or ``SCRIPT ...``).
 
-    Everything from ``-m`` or the first argument that is not an option on belongs to
-    the program, as with ``python`` itself.
+    Everything from ``-m``, ``-c`` or the first argument that is not an option on
+    belongs to the program, as with ``python`` itself.
     """
     i = 0
     while i < len(argv):
         arg = argv[i]
-        if arg == "-m" or not arg.startswith("-"):
+        if arg in ("-m", "-c") or not arg.startswith("-"):
             return argv[:i], argv[i:]
         if arg in _WITH_VALUE:
             i += 2
@@ -41,23 +41,28 @@ def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Run a Python script or module with jitcheck debug mode on from the start.",
-        usage=f"{prog} [--packages PKG[,PKG...]] [--max-traces N] [--on-retrace MODE] [--report] (-m MODULE | SCRIPT) [ARGS...]",
+        usage=f"{prog} [--packages PKG[,PKG...]] [--max-traces N] [--on-retrace MODE] [--report] (-m MODULE | -c CODE | SCRIPT) [ARGS...]",
     )
     parser.add_argument("--packages", default="", help="packages beartype checks, comma-separated (added to JITCHECK_DEBUG's)")
     parser.add_argument("--max-traces", type=int, default=None, help="traces allowed per function before a retrace is reported")
     parser.add_argument("--on-retrace", choices=ON_RETRACE, default=None, help="what a retrace beyond the limit does (default: warn)")
     parser.add_argument("--report", action="store_true", help="print the graphs traced and the retraces when the program ends")
     parser.add_argument("-m", dest="module", default=None, help="run a module, as python -m does (the rest are its arguments)")
+    parser.add_argument("-c", dest="code", default=None, help="run this code, as python -c does (the rest are its arguments)")
     options, program = split_program(argv)
     args = parser.parse_args(options)
-    if program and program[0] == "-m":
+    if program and program[0] in ("-m", "-c"):
         if len(program) < 2:
-            parser.error("-m needs a module name")
-        args.module, args.rest = program[1], program[2:]
+            parser.error("-m needs a module name" if program[0] == "-m" else "-c needs the code to run")
+        args.rest = program[2:]
+        if program[0] == "-m":
+            args.module = program[1]
+        else:
+            args.code = program[1]
     else:
         args.rest = program
-    if args.module is None and not args.rest:
-        parser.error("give a script to run, or -m MODULE")
+    if args.module is None and args.code is None and not args.rest:
+        parser.error("give a script to run, -m MODULE or -c CODE")
     try:
         from jitcheck.debug.hook import hooked_packages
         from jitcheck.debug.mode import enable
@@ -75,6 +80,10 @@ def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
         if args.module is not None:
             sys.argv = [args.module, *args.rest]
             runpy.run_module(args.module, run_name="__main__", alter_sys=True)
+        elif args.code is not None:
+            sys.argv = ["-c", *args.rest]
+            sys.path.insert(0, "")
+            exec(compile(args.code, "<string>", "exec"), {"__name__": "__main__"})
         else:
             script = args.rest[0]
             sys.argv = list(args.rest)

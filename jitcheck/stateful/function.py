@@ -232,7 +232,8 @@ class StatefulFunction:
         n_args = len(closed.in_avals) - sum(len(jax.tree_util.tree_leaves(avals)) for avals in record.avals)
         fresh = entries.build(self.name, closed, out_tree, record, n_args, self.state_returns)
         self._traces += 1
-        notify_trace(self, self.name, lambda: self._spec.trace_arguments(split) + _state_arguments(record))
+        # Counted under the function it wraps, so a StatefulFunction rebuilt per call is seen retracing.
+        notify_trace(self, self.name, lambda: self._spec.trace_arguments(split) + _state_arguments(record), wraps=fun)
         return fresh
 
     def _refuse_returned_states(self, out: Any) -> None:

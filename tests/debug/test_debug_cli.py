@@ -176,3 +176,11 @@ def test_report_and_watch_work_with_the_environment_switch_set(run_python: RunPy
     code = "from jitcheck.debug import watch, is_enabled; assert is_enabled(); import debug_clean_pkg"
     done = run_python("-c", code, env={"JITCHECK_DEBUG": "debug_clean_pkg"})
     assert done.returncode == 0, done.stderr
+
+
+def test_runner_runs_code_as_python_c_does(run_python: RunPython) -> None:
+    done = run_python("-m", "jitcheck.debug", "run", "-c", "import json, sys; from jitcheck.debug import is_enabled; print(json.dumps([sys.argv, is_enabled()]))", "a", "-b")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [["-c", "a", "-b"], True]
+    missing = run_python("-m", "jitcheck.debug", "run", "-c")
+    assert missing.returncode == 2 and "-c needs the code to run" in missing.stderr

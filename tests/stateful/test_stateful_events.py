@@ -35,6 +35,7 @@ def test_each_new_cache_key_notifies_one_trace_event_with_its_arguments(events: 
     assert len(events) == 1
     event = events[0]
     assert event.owner is sf and event.name == "scaled"
+    assert event.wraps is scaled  # counted per wrapped function: a StatefulFunction rebuilt per call is a retrace
     arguments = dict(event.arguments)
     assert arguments["args[2]"] == ArgumentKey("static", 2)
     assert arguments["args[0]"] == ArgumentKey("array", ((3,), jnp.dtype("float32"), False))  # a bare leaf
