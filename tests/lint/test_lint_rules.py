@@ -218,6 +218,15 @@ TRUE_POSITIVES = {
         """,
         [(3, "JC701"), (4, "JC701"), (5, "JC701"), (6, "JC701"), (8, "JC701"), (11, "JC701")],
     ),
+    "a transformation as a node body, and static positions through a transformation": (
+        """\
+        node = NodeDefinition(jax.grad(scale), inputs=("x", "factor"), outputs=("g",))
+        step = jax.jit(jax.vmap(scale), static_argnames="factor")
+        def run(x):
+            return step(x, [1, 2])
+        """,
+        [(1, "JC701"), (4, "JC202")],
+    ),
     "equinox: a rebuilt callable inside filter_grad, a fresh receiver, a jax transformation": (
         """\
         import equinox as eqx
