@@ -37,8 +37,10 @@ LIBRARIES: tuple[tuple[str, str], ...] = (
     ("numpyro", "0.22.0"),
     ("brax", "0.14.2"),
     ("chex", "0.1.92"),
+    ("brainstate", "0.5.4"),
 )
-"""Pinned versions that exist on PyPI as source distributions."""
+"""Pinned versions that exist on PyPI as source distributions (brainstate: the other
+``StatefulFunction``, and the code that uses it most)."""
 
 
 @dataclasses.dataclass

@@ -778,6 +778,68 @@ import not_installed_dependency
     layers=(RUNTIME,),
 )
 
+# Static pass (jitcheck.lint): wrappers rebuilt where they are called.
+
+TRANSFORMATION_REBUILT = _rule(
+    "JC701",
+    "transformation-rebuilt",
+    "A jax transformation rebuilt where it is jitted",
+    message="`{subject}` used as {position}: `{transformation}` returns a new function object each time it is called, so every rebuild is a new jit cache key",
+    help="build `{subject}` once, at module level or in `__init__` (better still, the whole jitted function), and use that object here",
+    why="""
+`jax.grad`, `jax.value_and_grad`, `jax.vmap`, `jax.checkpoint`, `jax.jacfwd`,
+`jax.jacrev`, `jax.hessian`, `jax.named_call`, `jax.shard_map` and `checkify` return a
+new function every time they are called, and `jax.jit` finds its traces by the
+function object. `jax.jit(jax.grad(loss))` written where it is called is therefore a
+new cache key on every call even though `loss` is one module-level function: jax
+traces and compiles the gradient again each time (counted with `jax.monitoring`: five
+calls, five traces, five compiles). equinox's `filter_grad`, `filter_vmap` and kin
+return modules that compare by value, which `equinox.filter_jit` finds again, so they
+are not reported.
+""",
+    example="""
+def loss(params, x):
+    return jnp.sum((params * x) ** 2)
+
+for batch in batches:
+    grads = jax.jit(jax.grad(loss))(params, batch)   # a new gradient function every step
+""",
+    fixed="""
+grad_loss = jax.jit(jax.grad(loss))                  # built once: one cache entry
+
+for batch in batches:
+    grads = grad_loss(params, batch)
+""",
+    layers=(STATIC,),
+)
+
+STATEFUL_FUNCTION_REBUILT = _rule(
+    "JC702",
+    "stateful-function-rebuilt",
+    "A StatefulFunction built where it is called",
+    message="`{subject}` is built and called {where}: a StatefulFunction keeps its traces in the wrapper object, so each new wrapper traces `{function}` again",
+    help="build the StatefulFunction once (at module level, or `self.step_fn = StatefulFunction(...)` in `__init__`) and call that object here",
+    why="""
+`jax.jit` shares its cache between every wrapper of the same function, but
+`jitcheck.StatefulFunction` and brainstate's `StatefulFunction` keep their traced
+jaxprs (and the States each trace found) in the wrapper object itself. A wrapper built
+in a function body or a loop and called there starts empty every time: the function is
+traced again on every call, even a module-level function called with arguments of the
+same shapes.
+""",
+    example="""
+def train_step(x):
+    return StatefulFunction(step)(x)     # a new, empty cache on every call
+""",
+    fixed="""
+step_fn = StatefulFunction(step)         # built once: traced once per cache key
+
+def train_step(x):
+    return step_fn(x)
+""",
+    layers=(STATIC,),
+)
+
 RULES: Final[tuple[Rule, ...]] = tuple(
     value for value in list(globals().values()) if isinstance(value, Rule)
 )

@@ -50,6 +50,8 @@ class RawFinding:
     rule: rules.Rule
     fields: Mapping[str, object]
     fix: FixPlan | None = None
+    note: str | None = None
+    """Added to the rule's help line: what else the fix takes here."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,7 +77,17 @@ class Analysis:
     findings: list[Located]
 
 
-Problem = tuple[rules.Rule, dict[str, object], "FixPlan | None"]
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """A rule broken by an expression, before it is reported."""
+
+    rule: rules.Rule
+    fields: dict[str, object]
+    plan: FixPlan | None = None
+    node: cst.CSTNode | None = None
+    """Where to report it, when not at the expression judged (a partial inside ``jax.grad(...)``)."""
+    note: str | None = None
+    """Added to the rule's help line (a partial inside a rebuilt ``jax.grad``: build that once too)."""
 
 
 def _text(module: cst.Module, node: cst.CSTNode, limit: int = 60) -> str:
@@ -183,28 +195,96 @@ class Analyzer:
 
     # -- reporting -------------------------------------------------------------------
 
-    def report(self, node: cst.CSTNode, rule: rules.Rule, fields: dict[str, object], fix: FixPlan | None = None) -> None:
+    def report(self, node: cst.CSTNode, rule: rules.Rule, fields: dict[str, object], fix: FixPlan | None = None,
+               note: str | None = None) -> None:
         key = (id(node), rule.code)
         if key in self._seen:
             return
         self._seen.add(key)
-        self.found.append(RawFinding(node, rule, fields, fix))
+        self.found.append(RawFinding(node, rule, fields, fix, note))
+
+    def report_problem(self, expr: cst.CSTNode, problem: Problem) -> None:
+        self.report(problem.node if problem.node is not None else expr, problem.rule, problem.fields, problem.plan, problem.note)
 
     # -- callables in positions that are cache keys ------------------------------------
 
+    def transformation_of(self, call: cst.Call) -> tuple[bool, cst.BaseExpression] | None:
+        """``(rebuilds, wrapped)`` when ``call`` applies a function transformation, else None.
+
+        ``rebuilds`` is True when the result is a new identity-compared function on
+        every call (``jax.grad(f)``), False when it is ``f`` itself or compares by value
+        (``functools.wraps(g)(f)``, ``equinox.filter_grad(f)``).
+        """
+        func = call.func
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if isinstance(func, cst.Call) and self.is_kind(func.func, names.WRAPS):
+            return (False, positional[0]) if positional else None
+        if self.is_kind(func, names.UPDATE_WRAPPER):
+            return (False, positional[0]) if positional else None
+        for name in self.qnames(func):
+            transformation = names.TRANSFORMATIONS.get(name)
+            if transformation is None:
+                continue
+            if positional:
+                return transformation.rebuilds, positional[0]
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value in transformation.keywords:
+                    return transformation.rebuilds, arg.value
+            return None
+        return None
+
+    def transformed_problem(self, call: cst.Call, rebuilds: bool, wrapped: cst.BaseExpression, *, context: Context,
+                            position: str, keys: names.Keys, depth: int) -> Problem | None:
+        """What breaks when a transformation of ``wrapped``, built here, is used in a cache-key position.
+
+        Nested transformations (``jax.vmap(jax.grad(f))``) are looked through to the
+        callable inside, which is judged first: a partial inside ``jax.grad`` is
+        reported as a partial, where it is written. A jax transformation of a good
+        callable is still a new function each time (JC701), unless the wrapper's own
+        cache is the problem (a StatefulFunction, reported by the caller).
+        """
+        layers = [(call, rebuilds)]
+        while isinstance(wrapped, cst.Call) and len(layers) < 16:
+            inner = self.transformation_of(wrapped)
+            if inner is None:
+                break
+            layers.append((wrapped, inner[0]))
+            wrapped = inner[1]
+        spelled = [_text(self.module, layer.func, 40) for layer, _ in layers]
+        chain = " inside ".join(f"`{name}`" for name in reversed(spelled))
+        rebuilding = [(layer, name) for (layer, again), name in zip(layers, spelled) if again]
+        inner_position = f"the function wrapped by {chain}, built anew each time and used as {position}"
+        inner_keys: names.Keys = "identity" if rebuilding and keys == "value" else keys
+        found = self.callable_problem(wrapped, rebuilt=True, context=context, position=inner_position,
+                                      allow_value_partial=False, depth=depth, keys=inner_keys)
+        if found is not None and found.rule is not rules.TRANSFORMATION_REBUILT:
+            node = found.node if found.node is not None else wrapped
+            if not rebuilding:
+                return dataclasses.replace(found, node=node)
+            # Fixing the callable alone leaves a rebuilt jax transformation: no fix, and say so.
+            note = (f"and build the `{spelled[0]}` wrapper once, at module level or in `__init__`: "
+                    f"built per call, `{rebuilding[0][1]}` is a new cache key whatever it wraps")
+            return dataclasses.replace(found, node=node, plan=None, note=note)
+        if rebuilding and keys != "wrapper":
+            layer, name = rebuilding[0]
+            fields: dict[str, object] = {"position": position, "subject": _text(self.module, layer), "transformation": name}
+            return Problem(rules.TRANSFORMATION_REBUILT, fields, node=None if layer is call else layer)
+        return found
+
     def callable_problem(self, expr: cst.BaseExpression, *, rebuilt: bool, context: Context, position: str,
-                         allow_value_partial: bool = True, depth: int = 0) -> Problem | None:
+                         allow_value_partial: bool = True, depth: int = 0, keys: names.Keys = "identity") -> Problem | None:
         """The rule ``expr`` breaks as a callable in a cache-key position, or None.
 
         ``rebuilt`` says the position is evaluated again whenever the code runs again
         (a node body, or a jitted function in a function or loop): then a lambda or
-        a partial built right there is a new key every time.
+        a partial built right there is a new key every time. ``keys`` says how the
+        position finds a callable again (see :data:`names.Keys`).
         """
         if isinstance(expr, cst.Lambda):
             if not rebuilt:
                 return None
             plan = FixPlan("hoist-lambda", expr, "safe") if self.hoistable(expr) else None
-            return rules.LAMBDA, {"position": position, "subject": _text(self.module, expr)}, plan
+            return Problem(rules.LAMBDA, {"position": position, "subject": _text(self.module, expr)}, plan)
         if isinstance(expr, cst.Call):
             if not rebuilt:
                 return None
@@ -212,7 +292,7 @@ class Analyzer:
                 if expr.args and self.wrapper_for(expr.args[0].value) is not None:
                     return None  # partial(jax.jit, ...) is a jit decorator, not a jitted partial
                 plan = FixPlan("value-partial", expr, "safe") if allow_value_partial and self.can_import_value_partial() else None
-                return rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": _text(self.module, expr), "args": self.args_text(expr)}, plan
+                return Problem(rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": _text(self.module, expr), "args": self.args_text(expr)}, plan)
             if self.is_kind(expr.func, names.TREE_PARTIALS):
                 plan = None
                 if allow_value_partial and self.can_import_value_partial():
@@ -221,7 +301,11 @@ class Analyzer:
                         plan = FixPlan("value-partial", expr, "safe")
                     elif static is None:
                         plan = FixPlan("value-partial", expr, "unsafe")
-                return rules.TREE_UTIL_PARTIAL, {"position": position, "subject": _text(self.module, expr), "args": self.args_text(expr)}, plan
+                return Problem(rules.TREE_UTIL_PARTIAL, {"position": position, "subject": _text(self.module, expr), "args": self.args_text(expr)}, plan)
+            transformed = self.transformation_of(expr)
+            if transformed is not None:
+                rebuilds, wrapped = transformed
+                return self.transformed_problem(expr, rebuilds, wrapped, context=context, position=position, keys=keys, depth=depth)
             return None
         if isinstance(expr, cst.Name):
             ref = self.single_referent(expr)
@@ -235,7 +319,7 @@ class Analyzer:
                     return None  # defined by an outer function: the same object on every call here
                 if not rebuilt:
                     return None
-                return rules.NESTED_FUNCTION, {"position": position, "subject": expr.value}, None
+                return Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value})
             if depth == 0 and node is not None and node in self.c.assigned:
                 value, bound_in = self.c.assigned[node]
                 if isinstance(getattr(ref, "scope", None), GlobalScope) and not bound_in.in_loop:
@@ -243,15 +327,36 @@ class Analyzer:
                 if bound_in.function is not context.function:
                     return None  # bound by an outer function: the same object on every call here
                 found = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
-                                              allow_value_partial=False, depth=1)
+                                              allow_value_partial=False, depth=1, keys=keys)
                 if found is not None:
-                    rule, fields, _ = found
-                    return rule, {**fields, "subject": expr.value}, None
+                    if found.node is not None:
+                        return found  # inside a transformation bound here: reported where it is written
+                    return Problem(found.rule, {**found.fields, "subject": expr.value})
             return None
         if isinstance(expr, cst.Attribute):
             if self.is_bound_method(expr, context):
-                return rules.BOUND_METHOD, {"position": position, "subject": _text(self.module, expr)}, None
+                if keys == "value" and not self.receiver_rebuilt(expr, context):
+                    return None  # compared by value: the same receiver's method is the same key
+                return Problem(rules.BOUND_METHOD, {"position": position, "subject": _text(self.module, expr)})
         return None
+
+    def receiver_rebuilt(self, expr: cst.Attribute, context: Context) -> bool:
+        """True when the receiver of ``expr`` is bound anew as often as ``context`` runs.
+
+        A bound method equals another of the same receiver object; a wrapper that
+        compares callables by value finds it again unless the receiver is rebuilt
+        too (``Model().apply``, or a model built in the same function and loop).
+        """
+        receiver = expr.value
+        if not isinstance(receiver, cst.Name):
+            return True
+        if context.method_of is not None and receiver.value == context.self_name:
+            return False
+        target = getattr(self.single_referent(receiver), "node", None)
+        if target is None or target not in self.c.assigned:
+            return False
+        _, bound_in = self.c.assigned[target]
+        return bound_in.function is context.function and (bound_in.in_loop or not context.in_loop)
 
     def is_bound_method(self, expr: cst.Attribute, context: Context) -> bool:
         """True when ``expr`` is ``receiver.method`` with a method resolved in this file."""
@@ -395,12 +500,12 @@ class Analyzer:
         subject = _text(self.module, expr)
         if isinstance(expr, (cst.List, cst.ListComp)):
             plan = FixPlan("tuple", expr, "unsafe") if isinstance(expr, cst.List) else None
-            return rules.MUTABLE_CONTAINER_STATIC, {"kind": "list", "subject": f"`{subject}`", "position": position}, plan
+            return Problem(rules.MUTABLE_CONTAINER_STATIC, {"kind": "list", "subject": f"`{subject}`", "position": position}, plan)
         if isinstance(expr, (cst.Set, cst.SetComp)):
             plan = FixPlan("frozenset", expr, "unsafe") if isinstance(expr, cst.Set) else None
-            return rules.MUTABLE_CONTAINER_STATIC, {"kind": "set", "subject": f"`{subject}`", "position": position}, plan
+            return Problem(rules.MUTABLE_CONTAINER_STATIC, {"kind": "set", "subject": f"`{subject}`", "position": position}, plan)
         if isinstance(expr, (cst.Dict, cst.DictComp)):
-            return rules.MUTABLE_CONTAINER_STATIC, {"kind": "dict", "subject": f"`{subject}`", "position": position}, None
+            return Problem(rules.MUTABLE_CONTAINER_STATIC, {"kind": "dict", "subject": f"`{subject}`", "position": position})
         if isinstance(expr, cst.Tuple):
             for element in expr.elements:
                 found = self.value_problem(element.value, position, depth + 1)
@@ -411,9 +516,9 @@ class Analyzer:
             for name in self.qnames(expr.func):
                 if name in names.CONTAINER_BUILTINS:
                     kind = names.CONTAINER_BUILTINS[name]
-                    return rules.MUTABLE_CONTAINER_STATIC, {"kind": kind, "subject": f"`{subject}`", "position": position}, None
+                    return Problem(rules.MUTABLE_CONTAINER_STATIC, {"kind": kind, "subject": f"`{subject}`", "position": position})
             if self.array_call(expr):
-                return rules.ARRAY_STATIC, {"subject": f"`{subject}`", "position": position}, None
+                return Problem(rules.ARRAY_STATIC, {"subject": f"`{subject}`", "position": position})
             info = self.local_class(expr.func)
             if info is not None:
                 return self.class_problem(info, subject, position)
@@ -424,8 +529,7 @@ class Analyzer:
                 value, _, _ = bound
                 found = self.value_problem(value, position, depth + 1)
                 if found is not None:
-                    rule, fields, _plan = found
-                    return rule, {**fields, "subject": f"`{expr.value}`"}, None
+                    return Problem(found.rule, {**found.fields, "subject": f"`{expr.value}`"})
         return None
 
     def class_problem(self, info: ClassInfo, subject: str, position: str) -> Problem | None:
@@ -442,9 +546,9 @@ class Analyzer:
                 if any(not _is_literal(v) for v in options.values()):
                     return None
                 plan = FixPlan("frozen-dataclass", decorator, "unsafe")
-                return rules.MUTABLE_DATACLASS, {"subject": subject, "type": name, "position": position}, plan
+                return Problem(rules.MUTABLE_DATACLASS, {"subject": subject, "type": name, "position": position}, plan)
         if "__eq__" in info.defines and "__hash__" not in info.defines:
-            return rules.EQ_WITHOUT_HASH, {"subject": subject, "type": name, "position": position}, None
+            return Problem(rules.EQ_WITHOUT_HASH, {"subject": subject, "type": name, "position": position})
         return None
 
     # -- the positions ----------------------------------------------------------------------
@@ -490,7 +594,7 @@ class Analyzer:
                 return True
         return False
 
-    def used_here(self, wrapper_call: cst.Call, parent: cst.CSTNode | None) -> bool:
+    def used_here(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, wrapper: names.Wrapper) -> bool:
         """True when the jitted wrapper built here is called where it is built.
 
         A wrapper returned, stored or handed on (a factory) is the caller's to keep;
@@ -500,7 +604,7 @@ class Analyzer:
         if isinstance(parent, cst.Call) and parent.func is wrapper_call:
             return True
         if isinstance(parent, cst.Attribute) and parent.value is wrapper_call:
-            return parent.attr.value in ("lower", "trace", "eval_shape")
+            return parent.attr.value in wrapper.tracing_methods
         if isinstance(parent, (cst.Assign, cst.AnnAssign)):
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
             bound = [t for t in targets if isinstance(t, cst.Name)]
@@ -533,14 +637,24 @@ class Analyzer:
             return  # jax.jit(static_argnums=...) used as a decorator: see decorated_def
         fun = positional[0].value
         context = site.context
-        if context.per_call and not self.exempt(context) and self.used_here(call, site.parent):
-            position = f"the function jitted by `{site.spelled}` {context.where()}"
-            found = self.callable_problem(fun, rebuilt=True, context=context, position=position, allow_value_partial=False)
+        if context.per_call and not self.exempt(context) and self.used_here(call, site.parent, wrapper):
+            if wrapper.keys == "wrapper":
+                position = f"the function wrapped by `{site.spelled}` {context.where()} (a new wrapper, with an empty cache, each time)"
+            else:
+                position = f"the function jitted by `{site.spelled}` {context.where()}"
+            found = self.callable_problem(fun, rebuilt=True, context=context, position=position, allow_value_partial=False,
+                                          keys=wrapper.keys)
+            if found is not None and wrapper.keys == "wrapper":
+                # Fixed alone, the callable would still be wrapped anew, with an empty cache, each time.
+                note = f"and build the `{site.spelled}` once, at module level or in `__init__`: a new one starts with an empty cache"
+                found = dataclasses.replace(found, plan=None, note=note)
             if found is not None:
-                rule, fields, plan = found
-                self.report(fun, rule, fields, plan)
+                self.report_problem(fun, found)
+            elif wrapper.keys == "wrapper":
+                self.report(call, rules.STATEFUL_FUNCTION_REBUILT, {
+                    "subject": _text(self.module, call), "where": context.where(), "function": _text(self.module, fun, 40)})
         if spec is not None:
-            self.static_call_sites(call, site.parent, spec, self.params_of(fun), _text(self.module, call, 50), site.context)
+            self.static_call_sites(call, site.parent, spec, self.params_of(fun, context), _text(self.module, call, 50), site.context)
 
     def partial_jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
         """``partial(jax.jit, static_argnums=...)``: a decorator, or applied at once."""
@@ -582,13 +696,25 @@ class Analyzer:
                 self.check_static_arguments(called.node, called.context, spec, params, function.name.value)
 
     def static_spec(self, args: Sequence[cst.Arg], wrapper: names.Wrapper) -> tuple[frozenset[int], frozenset[str]] | None:
-        """The static positions and names a wrapper call declares, or None when it declares none (or we cannot read them)."""
+        """The static positions and names a wrapper call declares, or None when it declares none (or we cannot read them).
+
+        ``args`` are the wrapper's arguments, its function first when given; options
+        it takes by position after the function (:attr:`names.Wrapper.positional`) count.
+        """
         nums: set[int] = set()
         argnames: set[str] = set()
+        options: list[tuple[str, cst.Arg]] = []
+        index = 0
         for arg in args:
+            if arg.star:
+                break
             if arg.keyword is None:
-                continue
-            key = arg.keyword.value
+                if 0 < index <= len(wrapper.positional):
+                    options.append((wrapper.positional[index - 1], arg))
+                index += 1
+            else:
+                options.append((arg.keyword.value, arg))
+        for key, arg in options:
             if wrapper.static_argnums is not None and key == wrapper.static_argnums:
                 values = _literal_ints(arg.value)
                 if values is None:
@@ -603,13 +729,28 @@ class Analyzer:
             return None
         return frozenset(nums), frozenset(argnames)
 
-    def params_of(self, fun: cst.BaseExpression) -> tuple[str, ...] | None:
+    def params_of(self, fun: cst.BaseExpression, context: Context | None = None, depth: int = 0) -> tuple[str, ...] | None:
+        """The positional parameter names of the function ``fun`` evaluates to, when resolved in this file.
+
+        Transformations keep their function's arguments (``jax.grad(f)`` takes ``f``'s),
+        and ``self.method`` in a method drops the receiver.
+        """
         if isinstance(fun, cst.Name):
             node = getattr(self.single_referent(fun), "node", None)
             if isinstance(node, cst.FunctionDef):
                 return self.def_params(node)
         if isinstance(fun, cst.Lambda):
             return tuple(p.name.value for p in (*fun.params.posonly_params, *fun.params.params))
+        if isinstance(fun, cst.Call) and depth < 8:
+            transformed = self.transformation_of(fun)
+            if transformed is not None:
+                return self.params_of(transformed[1], context, depth + 1)
+        if isinstance(fun, cst.Attribute) and context is not None and context.method_of is not None \
+                and isinstance(fun.value, cst.Name) and fun.value.value == context.self_name:
+            info = self.c.classes.get(context.method_of)
+            method = info.methods.get(fun.attr.value) if info is not None else None
+            if method is not None and self.class_method_kind(info, fun.attr.value, set()) == "method":
+                return self.def_params(method)[1:]
         return None
 
     @staticmethod
@@ -661,8 +802,7 @@ class Analyzer:
             rebuilt = context.per_call and not self.exempt(context)
             found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position)
         if found is not None:
-            rule, fields, plan = found
-            self.report(expr, rule, fields, plan)
+            self.report_problem(expr, found)
 
     def node_call(self, site: CallSite) -> None:
         """``NodeDefinition(body, inputs, outputs, settings)``: the body and every setting are cache keys."""
@@ -674,8 +814,7 @@ class Analyzer:
         if body is not None:
             found = self.callable_problem(body.value, rebuilt=True, context=site.context, position=f"the body of a `{constructor}`")
             if found is not None:
-                rule, fields, plan = found
-                self.report(body.value, rule, fields, plan)
+                self.report_problem(body.value, found)
         settings = keywords.get("settings") or (positional[3] if len(positional) > 3 else None)
         if settings is not None:
             for key, value in self.setting_items(settings.value):
@@ -684,8 +823,7 @@ class Analyzer:
                 if found is None:
                     found = self.callable_problem(value, rebuilt=True, context=site.context, position=position)
                 if found is not None:
-                    rule, fields, plan = found
-                    self.report(value, rule, fields, plan)
+                    self.report_problem(value, found)
 
     def setting_items(self, expr: cst.BaseExpression, depth: int = 0) -> Iterator[tuple[str, cst.BaseExpression]]:
         """The (key, value) pairs of a settings mapping written out in this file."""
@@ -802,7 +940,7 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
                 where.end.column + 1,
                 item.rule,
                 item.rule.format(**item.fields),
-                item.rule.format_help(**item.fields),
+                item.rule.format_help(**item.fields) + (f"; {item.note}" if item.note else ""),
                 item.fix,
             )
         )

@@ -17,6 +17,7 @@ Keys (all optional)::
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import tomllib
@@ -48,6 +49,31 @@ def static_codes() -> frozenset[str]:
     return frozenset(r.code for r in rules.RULES if rules.STATIC in r.layers)
 
 
+def source_digest(files: Iterable[Path]) -> str:
+    """A digest of these files' names and bytes ("" when one cannot be read)."""
+    digest = hashlib.sha256()
+    try:
+        for path in sorted(files):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    except OSError:
+        return ""
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
+def analysis_digest() -> str:
+    """A digest of the static pass's own source (this package and the rule catalogue).
+
+    Cached results are keyed on it, so a changed rule never serves findings of the old
+    one, even before the version number moves. The files are read, not imported: the
+    warm path loads neither libcst nor jax. Without readable source (a zipped install)
+    the version alone keys the cache.
+    """
+    here = Path(__file__).resolve().parent
+    return source_digest([*here.glob("*.py"), here.parent / "rules.py"])
+
+
 @dataclasses.dataclass(frozen=True)
 class Config:
     """The resolved settings of one run."""
@@ -69,7 +95,8 @@ class Config:
         from jitcheck import __version__
 
         text = json.dumps(
-            {"version": __version__, "graph": sorted(self.graph_constructors), "jit": sorted(self.jit_wrappers)},
+            {"version": __version__, "analysis": analysis_digest(), "graph": sorted(self.graph_constructors),
+             "jit": sorted(self.jit_wrappers)},
             sort_keys=True,
         )
         return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -9,26 +9,99 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from typing import Final
+from typing import Final, Literal
+
+Keys = Literal["identity", "value", "wrapper"]
+"""How a wrapper finds its function's traces again when it is wrapped anew.
+
+``"identity"``: by the function object (``jax.jit``: a new function is a new key);
+``"value"``: by equality and hash (``equinox.filter_jit`` hashes the function as a
+static leaf, so a bound method of the same receiver is found again); ``"wrapper"``:
+never, the cache lives in the wrapper object (a ``StatefulFunction``).
+"""
+
+_TRACING_METHODS: Final = frozenset({"lower", "trace", "eval_shape"})
 
 
 @dataclasses.dataclass(frozen=True)
 class Wrapper:
-    """A jit-like wrapper: which keywords name its static arguments."""
+    """A jit-like wrapper: which keywords name its static arguments, and how it keys its cache."""
 
     name: str
     static_argnums: str | None = "static_argnums"
     static_argnames: str | None = "static_argnames"
+    keys: Keys = "identity"
+    positional: tuple[str, ...] = ()
+    """The options it also takes by position after the function (``StatefulFunction(f, (1,))``)."""
+    tracing_methods: frozenset[str] = _TRACING_METHODS
+    """Methods that trace (and run) the function when called on a wrapper built right there."""
 
+
+STATEFUL_FUNCTIONS: Final = frozenset(
+    {
+        "jitcheck.StatefulFunction",
+        "jitcheck.stateful.StatefulFunction",
+        "jitcheck.stateful.function.StatefulFunction",
+        "brainstate.transform.StatefulFunction",
+        "brainstate.transform._make_jaxpr.StatefulFunction",
+    }
+)
+"""jitcheck's and brainstate's ``StatefulFunction``: a trace cache per wrapper object.
+
+(brainstate 0.5 has no ``brainstate.compile``; its ``StatefulFunction`` lives in
+``brainstate.transform``.) ``make_jaxpr`` is left out of their tracing methods on
+purpose: it is the explicit "trace this now" request, which brainstate's own control
+flow (``cond``, ``scan``, ``while_loop``) makes on every call, as ``jax.make_jaxpr`` does.
+"""
 
 JIT_WRAPPERS: Final[Mapping[str, Wrapper]] = {
     "jax.jit": Wrapper("jax.jit"),
     "jax.pmap": Wrapper("jax.pmap", static_argnums="static_broadcasted_argnums", static_argnames=None),
     "jax.experimental.pjit.pjit": Wrapper("pjit"),
-    "equinox.filter_jit": Wrapper("equinox.filter_jit", static_argnums=None, static_argnames=None),
+    "equinox.filter_jit": Wrapper("equinox.filter_jit", static_argnums=None, static_argnames=None, keys="value"),
     "flax.nnx.jit": Wrapper("flax.nnx.jit"),
+    **{
+        name: Wrapper(name, keys="wrapper", positional=("static_argnums", "static_argnames"),
+                      tracing_methods=frozenset({"jaxpr_call", "jaxpr_call_auto"}))
+        for name in sorted(STATEFUL_FUNCTIONS)
+    },
 }
 """Wrappers that trace and compile their function, keyed by qualified name."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Transformation:
+    """A function transformation: it takes a function and returns a function of the same arguments."""
+
+    name: str
+    rebuilds: bool
+    """True when each call returns a new function object compared by identity (every jax
+    transformation); False when the result compares by value (equinox's ``filter_*``
+    modules compare their fields, so ``filter_grad(f)`` built twice is one key)."""
+    keywords: tuple[str, ...] = ("fun",)
+    """The keywords the function may be passed by, when not first by position."""
+
+
+_JAX_TRANSFORMATIONS: Final = (
+    "jax.grad", "jax.value_and_grad", "jax.vmap", "jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint",
+    "jax.ad_checkpoint.remat", "jax.jacfwd", "jax.jacrev", "jax.hessian", "jax.named_call",
+)
+_EQUINOX_TRANSFORMATIONS: Final = (
+    "equinox.filter_grad", "equinox.filter_value_and_grad", "equinox.filter_vmap", "equinox.filter_checkpoint",
+    "equinox.filter_jacfwd", "equinox.filter_jacrev", "equinox.filter_hessian",
+)
+TRANSFORMATIONS: Final[Mapping[str, Transformation]] = {
+    **{name: Transformation(name, rebuilds=True) for name in _JAX_TRANSFORMATIONS},
+    **{name: Transformation(name, rebuilds=True, keywords=("f",))
+       for name in ("jax.shard_map", "jax.experimental.shard_map.shard_map", "jax.experimental.checkify.checkify")},
+    **{name: Transformation(name, rebuilds=False) for name in _EQUINOX_TRANSFORMATIONS},
+}
+"""Function transformations the pass looks through to the callable they wrap, by qualified name."""
+
+WRAPS: Final = frozenset({"functools.wraps"})
+"""``functools.wraps(f)(g)`` is ``g`` itself (with ``f``'s name): looked through to ``g``."""
+UPDATE_WRAPPER: Final = frozenset({"functools.update_wrapper"})
+"""``functools.update_wrapper(g, f)`` is ``g`` itself: looked through to ``g``."""
 
 FUNCTOOLS_PARTIALS: Final = frozenset({"functools.partial"})
 TREE_PARTIALS: Final = frozenset({"jax.tree_util.Partial", "jax.tree_util.tree_util.Partial"})
@@ -85,6 +158,11 @@ BASE_TRIGGERS: Final = frozenset(
     {name.rsplit(".", 1)[-1] for name in (*JIT_WRAPPERS, *NODE_CONSTRUCTORS, *GRAPH_CONSTRUCTORS)}
 )
 PARTIAL_TRIGGERS: Final = frozenset({"partial", "Partial"})
+TRANSFORMATION_TRIGGERS: Final = frozenset(
+    {name.rsplit(".", 1)[-1] for name in (*TRANSFORMATIONS, *WRAPS, *UPDATE_WRAPPER)}
+)
+"""The last names of the transformations (what the ``ast`` prefilter can see)."""
+OWN_CACHE_TRIGGERS: Final = frozenset(name.rsplit(".", 1)[-1] for name in STATEFUL_FUNCTIONS)
 
 
 def last_names(qualified: Iterable[str]) -> frozenset[str]:
@@ -103,12 +181,20 @@ __all__ = [
     "FUNCTOOLS_PARTIALS",
     "GRAPH_CONSTRUCTORS",
     "JIT_WRAPPERS",
+    "Keys",
     "NODE_CONSTRUCTORS",
     "ONCE_FUNCTIONS",
     "ORDERED_MAPS",
+    "OWN_CACHE_TRIGGERS",
     "PARTIAL_TRIGGERS",
+    "STATEFUL_FUNCTIONS",
+    "TRANSFORMATIONS",
+    "TRANSFORMATION_TRIGGERS",
     "TREE_PARTIALS",
+    "Transformation",
+    "UPDATE_WRAPPER",
     "VALUE_PARTIALS",
+    "WRAPS",
     "Wrapper",
     "last_names",
 ]

@@ -21,6 +21,7 @@ from jitcheck.lint.collect import _ALIAS
 Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_TRACING_METHODS: frozenset[str] = frozenset().union(*(wrapper.tracing_methods for wrapper in names.JIT_WRAPPERS.values()))
 _KNOWN_PACKAGES = ("jax.", "flax.", "equinox.", "numpy.", "optax.", "functools.")
 """Packages whose names the prefilter trusts: a ``jit`` imported from one of them that is
 not a known wrapper (``flax.linen.jit``) is not one. Other packages are left to libcst."""
@@ -141,8 +142,14 @@ class _Judge:
         self.graph = graph
         self.sites = {id(site.node): site for site in index.calls}
         self.jit_qualified = frozenset(names.JIT_WRAPPERS) | jit_qualified
-        self.partials = frozenset(names.PARTIAL_TRIGGERS) | frozenset(
-            local for local, qualified in index.modules.items() if qualified.rsplit(".", 1)[-1] in names.PARTIAL_TRIGGERS
+        self.partials = self.spellings(names.PARTIAL_TRIGGERS)
+        self.transformations = self.spellings(names.TRANSFORMATION_TRIGGERS)
+        self.own_cache = self.spellings(names.OWN_CACHE_TRIGGERS)
+
+    def spellings(self, last_names: frozenset[str]) -> frozenset[str]:
+        """These last names, and the local names imported as one of them."""
+        return last_names | frozenset(
+            local for local, qualified in self.index.modules.items() if qualified.rsplit(".", 1)[-1] in last_names
         )
 
     def exempt(self, function: Function | None) -> bool:
@@ -175,7 +182,7 @@ class _Judge:
         if isinstance(parent, ast.Call) and parent.func is site.node:
             return True
         if isinstance(parent, ast.Attribute):
-            return parent.attr in ("lower", "trace", "eval_shape")
+            return parent.attr in _TRACING_METHODS
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             return any(isinstance(t, ast.Name) and self.called_in(t.id, site.function) for t in targets)
@@ -206,7 +213,8 @@ class _Judge:
         if isinstance(fun, ast.Attribute):
             return isinstance(fun.value, ast.Name) and fun.value.id not in self.index.imported
         if isinstance(fun, ast.Call):
-            return _last(fun.func) in self.partials
+            applied = fun.func.func if isinstance(fun.func, ast.Call) else fun.func  # functools.wraps(f)(g)
+            return _last(fun.func) in self.partials or _last(applied) in self.transformations
         return isinstance(fun, ast.Lambda)
 
     def suspicious(self, expr: ast.expr, depth: int = 0) -> bool:
@@ -242,6 +250,8 @@ class _Judge:
             if func.id in self.index.classes or func.id in ("list", "dict", "set", "bytearray") or func.id in self.partials:
                 return True
         elif _last(func) in self.partials:
+            return True
+        if _last(func) in self.transformations:
             return True
         qualified = self.qualified(func)
         if qualified is None:
@@ -292,9 +302,9 @@ class _Judge:
         assert isinstance(call, ast.Call)
         spec = self.static_spec(call.keywords)
         if call.args:
-            if (site.function is not None or site.loop) and not self.exempt(site.function) \
-                    and self.maybe_bad_callable(call.args[0], site) and self.used_here(site):
-                return True
+            if (site.function is not None or site.loop) and not self.exempt(site.function) and self.used_here(site) \
+                    and (_last(call.func) in self.own_cache or self.maybe_bad_callable(call.args[0], site)):
+                return True  # a StatefulFunction built per call is reported whatever it wraps
         if spec is not None:
             return self.applied_bad(site, spec)
         return False

@@ -187,6 +187,25 @@ def test_cache_makes_a_second_run_skip_analysis(tmp_path: Path, capsys: pytest.C
     assert uncached.analysed == 5
 
 
+def test_cache_is_keyed_on_the_analysis_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from jitcheck.lint import config as config_module
+    from jitcheck.lint.runner import Options, run
+
+    sources = [write(tmp_path / "src", name, "x = 1\n") for name in ("analysis.py", "rules.py")]
+    before = config_module.source_digest(sources)
+    sources[0].write_text("x = 2\n")
+    assert config_module.source_digest(sources) != before  # an edited rule module: a new digest
+    assert config_module.source_digest([tmp_path / "missing.py"]) == ""
+    project = tmp_path / "project"
+    write(project, "pyproject.toml", "[tool.jitcheck]\n")
+    write(project, "m.py", BAD)
+    config = config_module.load(project)
+    assert run([project], config, Options(jobs=1), project).analysed == 1
+    assert run([project], config, Options(jobs=1), project).analysed == 0
+    monkeypatch.setattr(config_module, "analysis_digest", lambda: "another analysis")
+    assert run([project], config, Options(jobs=1), project).analysed == 1  # the old results are not served
+
+
 def test_parallel_run_matches_serial(tmp_path: Path) -> None:
     from jitcheck.lint import config as config_module
     from jitcheck.lint.runner import Options, run

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -20,6 +21,12 @@ FINDINGS = {
     ("data.py", 60, "JC201"),
     ("data.py", 65, "JC104"),
     ("data.py", 78, "JC102"),
+    ("gradients.py", 36, "JC102"),
+    ("gradients.py", 43, "JC701"),
+    ("gradients.py", 48, "JC701"),
+    ("gradients.py", 93, "JC101"),
+    ("gradients.py", 101, "JC202"),
+    ("gradients.py", 106, "JC702"),
     ("losses.py", 30, "JC102"),
     ("losses.py", 33, "JC102"),
     ("losses.py", 46, "JC202"),
@@ -40,6 +47,7 @@ AFTER_FIX = {
     ("data.py", 45, "JC101"),
     ("data.py", 60, "JC202"),
     ("data.py", 63, "JC201"),
+    *((path, line, code) for path, line, code in FINDINGS if path == "gradients.py"),  # none fixed safely
     ("losses.py", 45, "JC202"),
     ("model.py", 70, "JC203"),
     ("model.py", 71, "JC204"),
@@ -50,7 +58,9 @@ AFTER_FIX = {
     ("train.py", 107, "JC202"),
 }
 """What --fix leaves (the safe fixes added imports, so later lines moved down)."""
-AFTER_UNSAFE_FIX = AFTER_FIX - {("data.py", 60, "JC202"), ("losses.py", 45, "JC202"), ("model.py", 70, "JC203")}
+AFTER_UNSAFE_FIX = AFTER_FIX - {
+    ("data.py", 60, "JC202"), ("gradients.py", 101, "JC202"), ("losses.py", 45, "JC202"), ("model.py", 70, "JC203")
+}
 
 
 def findings(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> set[tuple[str, int, str]]:
@@ -64,7 +74,9 @@ def findings(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> set
 def test_exact_findings(capsys: pytest.CaptureFixture[str]) -> None:
     found = findings(PROJECT, capsys)
     assert found == FINDINGS
-    assert {code for _, _, code in found} >= {"JC101", "JC102", "JC103", "JC104", "JC105", "JC201", "JC202", "JC203", "JC204"}
+    assert {code for _, _, code in found} >= {
+        "JC101", "JC102", "JC103", "JC104", "JC105", "JC201", "JC202", "JC203", "JC204", "JC701", "JC702"
+    }
 
 
 def test_gitignored_and_per_file_ignored_files_are_quiet(capsys: pytest.CaptureFixture[str]) -> None:
@@ -118,3 +130,27 @@ def test_diff_prints_the_fixes_and_writes_nothing(tmp_path: Path, capsys: pytest
     assert "Would fix 7 findings in 3 files." in out.err
     for original in PROJECT.rglob("*.py"):
         assert (target / original.relative_to(PROJECT)).read_text() == original.read_text()
+
+
+EXAMPLE = ROOT / "fixtures" / "example_project"
+
+
+def marked_bugs(folder: Path) -> set[tuple[str, int, str]]:
+    """(file, line, code) of every ``# BUG (JCxxx)`` comment: its own line, or the line after a comment line."""
+    marked = set()
+    for path in sorted(folder.rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            match = re.search(r"# BUG \((JC\d{3})\)", line)
+            if match:
+                own_line = line.lstrip().startswith("#")
+                marked.add((path.relative_to(folder).as_posix(), number + 1 if own_line else number, match.group(1)))
+    return marked
+
+
+def test_example_project_reports_every_marked_bug_and_the_fixed_one_is_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    buggy = EXAMPLE / "example_buggy"
+    expected = marked_bugs(buggy)
+    # A partial inside jax.value_and_grad, and a StatefulFunction of a bound method, are among them.
+    assert {("train.py", 43, "JC102"), ("step.py", 35, "JC101")} <= expected
+    assert findings(buggy, capsys) == expected
+    assert findings(EXAMPLE / "example_fixed", capsys) == set()

@@ -52,7 +52,7 @@ def test_arbitrary_modules_never_crash(source: str) -> None:
     assert_sound(source.rstrip("\\\n") + "\n" + SNIPPET)
 
 
-WRAPPERS = ["jax.jit", "jax.pmap", "jit_alias", "eqx.filter_jit"]
+WRAPPERS = ["jax.jit", "jax.pmap", "jit_alias", "eqx.filter_jit", "StatefulFunction"]
 CALLABLES = [
     "lambda x: x * 2",
     "lambda x, k=1: x + k",
@@ -65,6 +65,10 @@ CALLABLES = [
     "inner",
     "scale",
     "jax.nn.relu",
+    "jax.grad(scale)",
+    "jax.vmap(jax.value_and_grad(partial(scale, factor=2)))",
+    "eqx.filter_grad(self.method)",
+    "functools.wraps(scale)(lambda x: x)",
 ]
 VALUES = ["[1, 2]", "{1, 2}", "{'a': 1}", "(1, [2])", "jnp.zeros(3)", "Config(1)", "Frozen(1)", "Shape()", "(1, 2)", "'s'", "[]", "[3]"]
 CONTEXTS = ["module", "loop", "function", "method", "init"]
@@ -78,7 +82,7 @@ import jax
 import jax.numpy as jnp
 from jax import jit as jit_alias
 from jax.tree_util import Partial
-from jitcheck import NodeDefinition
+from jitcheck import NodeDefinition, StatefulFunction
 
 def scale(x, factor):
     return x * factor

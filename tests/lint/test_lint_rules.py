@@ -177,6 +177,117 @@ TRUE_POSITIVES = {
         """,
         [(4, "JC104"), (5, "JC104"), (6, "JC104")],
     ),
+    "a partial inside jax.value_and_grad, jitted in a loop": (
+        """\
+        def loss(p, x, l2):
+            return p * x * l2
+        for b in range(3):
+            jax.jit(jax.value_and_grad(functools.partial(loss, l2=0.1)))(1.0, b)
+        """,
+        [(4, "JC102")],
+    ),
+    "bound method, lambda and nested def inside transformations": (
+        """\
+        class Model:
+            def loss(self, p):
+                return p
+            def run(self, p):
+                g = jax.jit(jax.grad(self.loss))(p)
+                h = jax.jit(jax.vmap(lambda v: v * 2))(p)
+                def inner(v):
+                    return v
+                k = jax.jit(jax.checkpoint(inner))(p)
+                m = jax.jit(jax.jacfwd(jax.remat(partial(scale, factor=2.0))))(p)
+                return g + h + k + m
+        """,
+        [(5, "JC101"), (6, "JC104"), (9, "JC105"), (10, "JC102")],
+    ),
+    "a jax transformation of a module-level function, rebuilt per call": (
+        """\
+        from jax.experimental import checkify
+        def run(x):
+            a = jax.jit(jax.grad(scale))(x, 2.0)
+            b = jax.jit(jax.vmap(jax.jacrev(scale)))(x, 2.0)
+            c = jax.pmap(jax.named_call(scale, name="s"))(x, 2.0)
+            d = jax.jit(checkify.checkify(scale)).lower(x, 2.0)
+            g = jax.value_and_grad(scale)
+            e = jax.jit(g)(x, 1.0)
+            return a, b, c, d, e
+        for i in range(3):
+            jax.jit(jax.hessian(scale))(i, 2.0)
+        """,
+        [(3, "JC701"), (4, "JC701"), (5, "JC701"), (6, "JC701"), (8, "JC701"), (11, "JC701")],
+    ),
+    "a transformation as a node body, and static positions through a transformation": (
+        """\
+        node = NodeDefinition(jax.grad(scale), inputs=("x", "factor"), outputs=("g",))
+        step = jax.jit(jax.vmap(scale), static_argnames="factor")
+        def run(x):
+            return step(x, [1, 2])
+        """,
+        [(1, "JC701"), (4, "JC202")],
+    ),
+    "equinox: a rebuilt callable inside filter_grad, a fresh receiver, a jax transformation": (
+        """\
+        import equinox as eqx
+        class M:
+            def apply(self, x):
+                return x
+        def run(x):
+            a = eqx.filter_jit(eqx.filter_grad(partial(scale, factor=2.0)))(x)
+            m = M()
+            b = eqx.filter_jit(m.apply)(x)
+            return eqx.filter_jit(jax.grad(scale))(x, 1.0)
+        """,
+        [(6, "JC102"), (8, "JC101"), (9, "JC701")],
+    ),
+    "functools.wraps is looked through to the function it returns": (
+        """\
+        def run(x):
+            return jax.jit(functools.wraps(scale)(lambda v, f: scale(v, f)))(x, 2.0)
+        """,
+        [(2, "JC104")],
+    ),
+    "StatefulFunction built per call: jitcheck's and brainstate's": (
+        """\
+        import brainstate
+        from jitcheck import StatefulFunction
+        class Trainer:
+            def step(self, x):
+                return x
+            def train_step(self, x):
+                return StatefulFunction(self.step)(x)
+            def other(self, x):
+                return brainstate.transform.StatefulFunction(partial(scale, factor=2.0))(x)
+        def run(x):
+            return StatefulFunction(scale)(x, 2.0)
+        def run_lambda(x):
+            return StatefulFunction(lambda v: v).jaxpr_call_auto(x)
+        def run_named(x):
+            sf = StatefulFunction(scale)
+            return sf(x, 1.0)
+        for i in range(3):
+            StatefulFunction(jax.grad(scale))(i, 2.0)
+        """,
+        [(7, "JC101"), (9, "JC102"), (11, "JC702"), (13, "JC104"), (15, "JC702"), (18, "JC702")],
+    ),
+    "StatefulFunction static arguments, by keyword and by position": (
+        """\
+        from jitcheck.stateful import StatefulFunction
+        class Model:
+            def __init__(self):
+                self.sf = StatefulFunction(self.apply, static_argnums=1)
+                self.sg = StatefulFunction(self.apply, static_argnames="mode")
+            def apply(self, x, mode):
+                return x
+            def run(self, x):
+                return self.sf(x, [1, 2]) + self.sg(x, mode={"a": 1}) + self.sg(x, {3})
+        sf = StatefulFunction(scale, (1,))
+        def run(x):
+            return sf(x, jnp.zeros(3))
+        """,
+        [(9, "JC202"), (9, "JC202"), (9, "JC202"), (12, "JC201")],
+    ),
     "list, dict, set and comprehension as static arguments": (
         """\
         step = jax.jit(scale, static_argnums=1)
@@ -299,6 +410,9 @@ def test_prefilter_skips_modules_without_candidates() -> None:
     assert not possible("import jax\n@jax.jit\ndef f(x):\n    return x\ng = jax.jit(f)\n")
     assert not possible("import jax\ndef f(x):\n    return x\ndef run(x):\n    return jax.jit(f)(x)\n")
     assert not possible("import jax\ndef make(lr):\n    def u(p):\n        return p - lr\n    return jax.jit(u)\n")
+    assert not possible("import jax\ndef f(x):\n    return x\ng = jax.jit(jax.grad(f))\ndef run(x):\n    return g(x)\n")
+    assert possible("import jax\ndef f(x):\n    return x\ndef run(x):\n    return jax.jit(jax.grad(f))(x)\n")
+    assert possible("from jitcheck import StatefulFunction as SF\ndef f(x):\n    return x\ndef run(x):\n    return SF(f)(x)\n")
     assert possible("import jax\ndef run(x):\n    return jax.jit(lambda v: v)(x)\n")
     assert possible("from jax import jit\ndef broken(:\n")  # unparsable by ast: left to libcst
 
@@ -440,6 +554,73 @@ TRUE_NEGATIVES = {
         from jitcheck import ValuePartial
         NodeDefinition(ValuePartial(scale, factor=2.0), inputs=("x",), outputs=("y",), settings={"sizes": (1, 2), "name": "a"})
         """,
+    "transformations built once, or not jitted": """\
+        grad_fn = jax.jit(jax.grad(scale))
+        G = jax.grad(scale)
+        class Model:
+            def __init__(self):
+                self.g = jax.jit(jax.grad(self.loss))
+            def loss(self, p):
+                return p
+        def make(f):
+            return jax.jit(jax.vmap(f))
+        def fit(xs):
+            step = jax.jit(jax.value_and_grad(scale))
+            for x in xs:
+                step(x, 1.0)
+        def run(x):
+            a = jax.jit(G)(x, 1.0)
+            b = jax.grad(jax.jit(scale))(x, 1.0)
+            return a + b + jax.grad(scale)(x, 1.0)
+        def main():
+            return jax.jit(jax.grad(scale))(1.0, 2.0)
+        """,
+    "equinox transformations and filter_jit compare by value": """\
+        import equinox as eqx
+        class M:
+            def apply(self, x):
+                return x
+            def loss(self, x):
+                return x
+            def run(self, x):
+                a = eqx.filter_jit(self.apply)(x)
+                return a + eqx.filter_jit(eqx.filter_value_and_grad(self.loss))(x)
+        def run(x):
+            return eqx.filter_jit(eqx.filter_grad(scale))(x, 1.0) + eqx.filter_jit(eqx.filter_vmap(scale))(x, 1.0)
+        m = M()
+        for b in range(3):
+            eqx.filter_jit(m.apply)(b)
+        """,
+    "StatefulFunction built once, or traced on request": """\
+        from jitcheck import StatefulFunction
+        sf = StatefulFunction(scale)
+        class Trainer:
+            def __init__(self):
+                self.step_fn = StatefulFunction(self.step)
+            def step(self, x):
+                return x
+            def train_step(self, x):
+                return self.step_fn(x) + sf(x, 1.0)
+        def make(f):
+            return StatefulFunction(f)
+        def fit(xs):
+            fn = StatefulFunction(scale)
+            for x in xs:
+                fn(x, 1.0)
+        def cond(f, x):
+            return StatefulFunction(f).make_jaxpr(x)
+        @jax.jit
+        def traced(x):
+            return StatefulFunction(scale)(x, 1.0)
+        def test_step():
+            assert StatefulFunction(scale)(1.0, 2.0) == 2.0
+        """,
+    "a local function named grad is not jax.grad": """\
+        def grad(f):
+            return f
+        def run(x):
+            return jax.jit(grad(scale))(x, 1.0)
+        """,
     "lists that are traced arguments, not static": """\
         step = jax.jit(scale, static_argnums=1)
         def run(x):
@@ -499,3 +680,45 @@ def test_messages_come_from_the_catalogue() -> None:
     assert (finding.line, finding.column) == (6, 24)
     assert finding.render() == rules.format_diagnostic("m.py", 6, 24, "JC101", expected, finding.help)
     assert finding.render().startswith("m.py:6:24: JC101 bound method `self.f` used as the function jitted by")
+
+
+def test_transformations_say_the_wrapper_is_rebuilt_and_offer_no_partial_fix() -> None:
+    from jitcheck import rules
+    from jitcheck.lint.check import Settings, check_text
+
+    source = HEADER + textwrap.dedent("""\
+        for b in range(3):
+            jax.jit(jax.value_and_grad(functools.partial(scale, factor=2.0)))(1.0)
+        def run(x):
+            return jax.jit(jax.grad(scale))(x, 2.0)
+        def hoisted(x):
+            return jax.jit(functools.wraps(scale)(lambda v, f: scale(v, f)))(x, 2.0)
+        """)
+    partial_in_grad, rebuilt_grad, wrapped_lambda = check_source(source, "m.py")
+    assert partial_in_grad.code == "JC102" and partial_in_grad.fix is None
+    position = ("the function wrapped by `jax.value_and_grad`, built anew each time and used as "
+                "the function jitted by `jax.jit` on every loop iteration")
+    assert partial_in_grad.message == rules.FUNCTOOLS_PARTIAL.format(
+        subject="functools.partial(scale, factor=2.0)", position=position)
+    assert partial_in_grad.help.startswith(rules.FUNCTOOLS_PARTIAL.format_help(args="scale, factor=2.0") + "; ")
+    assert "build the `jax.value_and_grad` wrapper once" in partial_in_grad.help
+    assert rebuilt_grad.message == rules.TRANSFORMATION_REBUILT.format(
+        subject="jax.grad(scale)", position="the function jitted by `jax.jit` on every call of `run`", transformation="jax.grad")
+    assert rebuilt_grad.help == rules.TRANSFORMATION_REBUILT.format_help(subject="jax.grad(scale)")
+    # functools.wraps returns the lambda itself: hoisting it fixes the finding.
+    assert wrapped_lambda.code == "JC104" and wrapped_lambda.fix == "safe"
+    fixed = check_text(source, "m.py", Settings(fix="safe", select=frozenset({"JC104"})))
+    assert fixed.fixed_count == 1 and fixed.fixed_source is not None
+    assert "jax.jit(functools.wraps(scale)(_hoisted_lambda))(x, 2.0)" in fixed.fixed_source
+    assert [f.code for f in check_source(fixed.fixed_source, "m.py")] == ["JC102", "JC701"]
+
+
+def test_stateful_function_messages_come_from_the_catalogue() -> None:
+    from jitcheck import rules
+
+    source = "from jitcheck import StatefulFunction\ndef f(x):\n    return x\ndef run(x):\n    return StatefulFunction(f)(x)\n"
+    (finding,) = check_source(source, "m.py")
+    assert (finding.line, finding.column, finding.code) == (5, 12, "JC702")
+    assert finding.message == rules.STATEFUL_FUNCTION_REBUILT.format(
+        subject="StatefulFunction(f)", where="on every call of `run`", function="f")
+    assert finding.help == rules.STATEFUL_FUNCTION_REBUILT.format_help()
