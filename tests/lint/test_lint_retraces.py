@@ -8,7 +8,6 @@ expected ones, and there must be a finding exactly when jax traced again.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 
 import jax
@@ -122,6 +121,4 @@ def test_findings_match_jax_retraces(name: str, traces: Traces) -> None:
 
 @pytest.mark.parametrize("name", list(BRAINSTATE_CASES))
 def test_brainstate_findings_match_its_retraces(name: str, traces: Traces) -> None:
-    if importlib.util.find_spec("brainstate") is None:
-        pytest.skip("brainstate (the bench extra) is not installed")
     agree(*BRAINSTATE_CASES[name], traces)
