@@ -2,7 +2,8 @@
 
 A block holds commands (lines starting ``$ ``) each followed by the output the page
 shows for it. Every shown line must appear in the command's real output, in order;
-decimal numbers (timings) are compared as "a number", everything else exactly.
+decimal numbers (timings) are compared as "a number", the checkout's own folder (which
+Python prints in warnings) is dropped, and everything else is compared exactly.
 """
 
 from __future__ import annotations
@@ -56,9 +57,9 @@ def run(command: Command, cwd: Path, env: dict[str, str], timeout: float = 300) 
     return subprocess.run(["bash", "-c", command.line], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout)
 
 
-def missing_lines(command: Command, output: str) -> list[str]:
-    """The shown lines not found, in order, in ``output``."""
-    actual = [normalise(line) for line in output.splitlines()]
+def missing_lines(command: Command, output: str, root: Path) -> list[str]:
+    """The shown lines not found, in order, in ``output`` (run in the checkout ``root``)."""
+    actual = [normalise(line.replace(f"{root}/", "")) for line in output.splitlines()]
     missing = []
     position = 0
     for shown in command.shown:

@@ -27,7 +27,7 @@ def test_tutorial_commands_print_what_the_page_shows(subprocess_env: dict[str, s
     failures = []
     for command in COMMANDS:
         done = run(command, ROOT, subprocess_env)
-        missing = missing_lines(command, done.stdout + done.stderr)
+        missing = missing_lines(command, done.stdout + done.stderr, ROOT)
         if missing:
             failures.append(f"$ {command.line}\n  not printed:\n    " + "\n    ".join(missing) + f"\n  printed:\n{done.stdout}{done.stderr}")
     assert not failures, "\n\n".join(failures)
