@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from jitcheck.debug.pipes import quiet_on_closed_stdout
+from jitcheck.pipes import quiet_on_closed_stdout
 
 _USAGE = """usage: python -m jitcheck.debug COMMAND ...
 

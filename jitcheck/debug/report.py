@@ -29,7 +29,7 @@ from typing import Any
 
 from jitcheck import rules
 from jitcheck.debug.location import Location, exception_location
-from jitcheck.debug.pipes import quiet_on_closed_stdout
+from jitcheck.pipes import quiet_on_closed_stdout
 from jitcheck.debug.settings import DebugSettingError, package_names
 
 _PROG = "jitcheck debug-report"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jitcheck import __version__
+from jitcheck.pipes import quiet_on_closed_stdout
 
 if TYPE_CHECKING:
     from jitcheck.lint.settings import FixMode
@@ -100,8 +101,9 @@ def debug_report_command(argv: Sequence[str]) -> int:
     return int(result) if result is not None else EXIT_CLEAN
 
 
+@quiet_on_closed_stdout
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status (141 when a reader such as ``head`` closed stdout)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "rule":
         return rule_command(args_list[1:])

@@ -1,4 +1,4 @@
-"""Every debug command ends quietly when its reader closes stdout early (``... | head -3``), as a command stopped by SIGPIPE."""
+"""Every command line (the debug commands, the static pass) ends quietly when its reader closes stdout early (``... | head -3``), as a command stopped by SIGPIPE."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from jitcheck.debug.pipes import CLOSED_PIPE_STATUS
+from jitcheck.pipes import CLOSED_PIPE_STATUS
 from tests.debug.conftest import PACKAGES, ROOT
 
 _CLEAN = str(PACKAGES / "debug_clean_pkg")
@@ -20,8 +20,9 @@ _CLEAN = str(PACKAGES / "debug_clean_pkg")
         ["-m", "jitcheck", "debug-report", "--json", _CLEAN],
         ["-m", "jitcheck.debug", "run", "-c", "for i in range(100000): print(i)"],
         ["-m", "jitcheck.debug", "--help"],
+        ["-m", "jitcheck", "--no-cache", "--exit-zero", "fixtures/lint_project"],
     ],
-    ids=["report", "jitcheck-debug-report-json", "run", "help"],
+    ids=["report", "jitcheck-debug-report-json", "run", "help", "static-pass"],
 )
 def test_a_closed_stdout_ends_the_command_quietly(debug_env: dict[str, str], command: list[str]) -> None:
     with subprocess.Popen(
