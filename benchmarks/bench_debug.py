@@ -34,7 +34,7 @@ _IMPORT_DEBUG = (
 _CUTS = {
     "core/__init__.py": [
         (
-            'if _os.environ.get("JITCHECK_DEBUG"):\n'
+            'if _os.environ.get("JITCHECK_DEBUG") and not _debug_layer_loading():\n'
             "    from jitcheck.debug.switch import enable_from_environment as _enable_from_environment\n\n"
             "    _enable_from_environment()\n",
             "",

@@ -6,8 +6,9 @@ plugin and the static pass do) does not import jax.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from jitcheck.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -59,17 +60,7 @@ if TYPE_CHECKING:
     from jitcheck.stateful import StatefulFunction as StatefulFunction
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'jitcheck' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
 
 
 __all__ = [

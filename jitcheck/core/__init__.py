@@ -52,7 +52,11 @@ __all__ = [
 import os as _os
 import sys as _sys
 
-if _os.environ.get("JITCHECK_DEBUG") and not any(name.startswith("jitcheck.debug.") and name != "jitcheck.debug.switch" for name in _sys.modules):
+def _debug_layer_loading() -> bool:
+    return any(name.startswith("jitcheck.debug.") and name != "jitcheck.debug.switch" for name in _sys.modules)
+
+
+if _os.environ.get("JITCHECK_DEBUG") and not _debug_layer_loading():
     from jitcheck.debug.switch import enable_from_environment as _enable_from_environment
 
     _enable_from_environment()

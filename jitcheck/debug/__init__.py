@@ -12,8 +12,9 @@ nor beartype.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from jitcheck.lazy import lazy_exports
 
 _EXPORTS = {
     "DebugSettingError": "jitcheck.debug.settings",
@@ -51,17 +52,7 @@ if TYPE_CHECKING:
     from jitcheck.debug.watching import watch as watch
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'jitcheck.debug' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
 
 
 __all__ = sorted(_EXPORTS)
