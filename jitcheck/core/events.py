@@ -12,6 +12,9 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import jax
+import jax.tree_util
+
 
 class ArgumentKey(NamedTuple):
     """One argument's part of a cache key.
@@ -41,6 +44,25 @@ class TraceEvent:
     name: str
     arguments: tuple[tuple[str, ArgumentKey], ...]
     wraps: object = None
+
+
+def aval_key(aval: Any) -> ArgumentKey:
+    """The key of one traced leaf from its abstract value: shape, dtype and weak type."""
+    return ArgumentKey("array", (tuple(aval.shape), aval.dtype, bool(getattr(aval, "weak_type", False))))
+
+
+def traced_argument_keys(path: str, value: Any) -> list[tuple[str, ArgumentKey]]:
+    """A traced argument's part of a cache key: its tree structure, then each leaf's ``aval_key``.
+
+    A bare array is its one leaf's key under ``path``; a pytree adds its structure under
+    ``path`` and each leaf under ``path`` plus the leaf's key path (``args[0]['w']``).
+    """
+    with_paths, tree = jax.tree_util.tree_flatten_with_path(value)
+    if len(with_paths) == 1 and not with_paths[0][0]:
+        return [(path, aval_key(jax.typeof(with_paths[0][1])))]
+    keys = [(path, ArgumentKey("tree", tree))]
+    keys += [(path + jax.tree_util.keystr(leaf_path), aval_key(jax.typeof(leaf))) for leaf_path, leaf in with_paths]
+    return keys
 
 
 _listeners: list[Callable[[TraceEvent], None]] = []

@@ -20,7 +20,7 @@ import jax
 
 from jitcheck import rules
 from jitcheck.core.checking import per_level
-from jitcheck.core.events import ArgumentKey, notify_trace
+from jitcheck.core.events import ArgumentKey, notify_trace, traced_argument_keys
 from jitcheck.core.frozen import Frozen, OrderedMap, frozen_map
 from jitcheck.core.keys import KeyProblem, key_problems
 from jitcheck.core.names import N, V
@@ -458,15 +458,7 @@ def graph_trace_key(graph: CallableGraph[Any, Any], values: Mapping[Any, Any]) -
     """The cache key of a ``jit_call``, argument by argument, for the retrace watch."""
     parts: list[tuple[str, ArgumentKey]] = [("graph", ArgumentKey("static", graph))]
     for place, value in values.items():
-        leaves, tree = jax.tree_util.tree_flatten(value)
-        if jax.tree_util.treedef_is_leaf(tree):
-            aval = jax.typeof(leaves[0])
-            parts.append((f"values[{place!r}]", ArgumentKey("array", (aval.shape, aval.dtype, getattr(aval, "weak_type", False)))))
-        else:
-            parts.append((f"values[{place!r}]", ArgumentKey("tree", tree)))
-            for i, leaf in enumerate(leaves):
-                aval = jax.typeof(leaf)
-                parts.append((f"values[{place!r}] leaf {i}", ArgumentKey("array", (aval.shape, aval.dtype, getattr(aval, "weak_type", False)))))
+        parts += traced_argument_keys(f"values[{place!r}]", value)
     return tuple(parts)
 
 

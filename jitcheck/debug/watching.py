@@ -22,7 +22,7 @@ from typing import Any, Generic, ParamSpec, TypeVar, overload
 import jax
 import jax.tree_util
 
-from jitcheck.core.events import ArgumentKey, notify_trace
+from jitcheck.core.events import ArgumentKey, notify_trace, traced_argument_keys
 from jitcheck.core.keys import describe
 from jitcheck.core.partial import ValuePartial
 from jitcheck.debug.explain import TraceKey
@@ -71,24 +71,12 @@ def _owner_for(fn: object) -> _Owner:
     return owner
 
 
-def _array_key(leaf: Any) -> ArgumentKey:
-    aval = jax.typeof(leaf)
-    return ArgumentKey("array", (tuple(aval.shape), aval.dtype, bool(getattr(aval, "weak_type", False))))
-
-
 def argument_keys(path: str, value: Any) -> list[tuple[str, ArgumentKey]]:
     """One argument's part of the cache key: static by value, traced by shape, dtype and structure."""
-    leaves_with_paths, tree = jax.tree_util.tree_flatten_with_path(value)
-    leaves = [leaf for _, leaf in leaves_with_paths]
-    if not leaves:
-        return [(path, ArgumentKey("tree", tree))]
-    if not all(isinstance(leaf, jax.core.Tracer) for leaf in leaves):
+    leaves = jax.tree_util.tree_leaves(value)
+    if leaves and not all(isinstance(leaf, jax.core.Tracer) for leaf in leaves):
         return [(path, ArgumentKey("static", value))]
-    if jax.tree_util.treedef_is_leaf(tree):
-        return [(path, _array_key(leaves[0]))]
-    keys = [(path, ArgumentKey("tree", tree))]
-    keys += [(path + jax.tree_util.keystr(p), _array_key(leaf)) for p, leaf in leaves_with_paths]
-    return keys
+    return traced_argument_keys(path, value)
 
 
 def _positional_names(fn: Callable[..., Any]) -> tuple[str, ...]:

@@ -14,7 +14,6 @@ from io import BytesIO
 
 import libcst as cst
 
-from jitcheck import rules
 from jitcheck.lint import noqa
 from jitcheck.lint.analysis import Located, analyze
 from jitcheck.lint.findings import Finding, unreadable

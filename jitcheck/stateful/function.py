@@ -17,7 +17,7 @@ from typing import Any
 import jax
 
 from jitcheck import rules
-from jitcheck.core.events import ArgumentKey, notify_trace
+from jitcheck.core.events import ArgumentKey, aval_key, notify_trace
 from jitcheck.core.keys import describe
 from jitcheck.stateful import entry as entries
 from jitcheck.stateful import jaxinternals, recording
@@ -508,7 +508,5 @@ def _state_arguments(record: Record) -> tuple[tuple[str, ArgumentKey], ...]:
     for state, avals in zip(record.states, record.avals):
         with_paths, _ = jax.tree_util.tree_flatten_with_path(avals)
         for path, aval in with_paths:
-            entries_.append(
-                (f"state {state.label}{jax.tree_util.keystr(path)}", ArgumentKey("array", (aval.shape, aval.dtype, aval.weak_type)))
-            )
+            entries_.append((f"state {state.label}{jax.tree_util.keystr(path)}", aval_key(aval)))
     return tuple(entries_)

@@ -24,13 +24,13 @@ import jax
 import numpy as np
 
 from jitcheck import rules
-from jitcheck.core.events import ArgumentKey
+from jitcheck.core.events import ArgumentKey, traced_argument_keys
 from jitcheck.core.keys import key_problems
 from jitcheck.core.violations import Violation
 from jitcheck.stateful.errors import StateArgumentRefused, StaticArgumentRefused, found
 from jitcheck.stateful.jaxinternals import Tracer
 from jitcheck.stateful.state import State
-from jitcheck.stateful.values import aval_of, is_data_leaf, short
+from jitcheck.stateful.values import short
 
 _flatten = jax.tree_util.tree_flatten
 _TRACEABLE = (jax.Array, np.ndarray, np.number, np.bool_, bool, int, float, complex, jax.ShapeDtypeStruct, Tracer)
@@ -335,19 +335,9 @@ class ArgumentSpec:
         found_keys += [(f"args[{i}]", ArgumentKey("static", v)) for i, v in split.static_args]
         found_keys += [(f"kwargs[{k!r}]", ArgumentKey("static", v)) for k, v in split.static_kwargs or ()]
         for position, arg in zip(split.dynamic_positions, split.dynamic_args):
-            found_keys += _dynamic_argument(f"args[{position}]", arg)
+            found_keys += traced_argument_keys(f"args[{position}]", arg)
         for name, arg in (split.dynamic_kwargs or {}).items():
-            found_keys += _dynamic_argument(f"kwargs[{name!r}]", arg)
+            found_keys += traced_argument_keys(f"kwargs[{name!r}]", arg)
         return tuple(found_keys)
 
 
-def _dynamic_argument(path: str, value: Any) -> list[tuple[str, ArgumentKey]]:
-    with_paths, tree = jax.tree_util.tree_flatten_with_path(value)
-    bare_leaf = len(with_paths) == 1 and not with_paths[0][0]
-    entries = [] if bare_leaf else [(path, ArgumentKey("tree", tree))]
-    for leaf_path, leaf in with_paths:
-        aval = aval_of(leaf) if is_data_leaf(leaf) else jax.typeof(leaf)
-        entries.append(
-            (path + jax.tree_util.keystr(leaf_path), ArgumentKey("array", (aval.shape, aval.dtype, aval.weak_type)))
-        )
-    return entries
