@@ -92,7 +92,7 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
         return Checked((module,))
     try:
         analysis = analyze(module, text, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
-                           index=index, module_name=module_name)
+                           index=index, module_name=module_name, path=path)
     except RecursionError:
         return Checked((unreadable(path, "it is nested too deeply to analyse", "split the deepest expression into smaller ones"),))
     except Exception as error:
@@ -116,7 +116,7 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
     def reanalyse(source: str) -> tuple[cst.Module, object, list[Located]]:
         parsed = cst.parse_module(source)
         again = analyze(parsed, source, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
-                        index=index, module_name=module_name)
+                        index=index, module_name=module_name, path=path)
         new_table = noqa.directives(source.splitlines()) if "noqa" in source.lower() else {}
         return parsed, again.wrapper, [f for f in again.findings if not noqa.silenced(f.rule.code, f.line, new_table)]
 

@@ -221,12 +221,12 @@ CASES: dict[tuple[str, str], tuple[str, str, str]] = {
             def step(x):
                 return x * factor
             return step
+        step = jax.jit(make_step(2.0))
         def run():
-            step = jax.jit(make_step(2.0))
             for _ in range(3):
                 step(X)
         """,
-        "call `make_step` and jit its result once, before the loop",
+        "call `make_step` and jit its result once, before the loop or at module level",
     ),
     ("JC102", "static argument"): (
         """\
