@@ -236,7 +236,10 @@ class Analyzer(Frequency):
                                                                "factory": _text(self.module, expr.func, 40), "kind": kind})
             return None
         if isinstance(expr, cst.Name):
-            ref = self.single_referent(expr)
+            referents = self.referents(expr)
+            if len(referents) > 1 and depth == 0:
+                return self.branches_problem(expr, referents, context=context, position=position, keys=keys)
+            ref = referents[0] if len(referents) == 1 else None
             node = getattr(ref, "node", None)
             if isinstance(node, cst.FunctionDef):
                 def_scope = getattr(ref, "scope", None)
@@ -273,6 +276,27 @@ class Analyzer(Frequency):
                                                          "receiver": _text(self.module, expr.value, 40),
                                                          "name": expr.attr.value})
         return None
+
+    def branches_problem(self, expr: cst.Name, referents: list[object], *, context: Context, position: str,
+                         keys: names.Keys) -> Problem | None:
+        """A name bound on several branches (``if a: f = lambda ...`` / ``else: f = lambda ...``) in this function:
+        reported when every binding breaks the same rule."""
+        found: list[Problem] = []
+        for ref in referents:
+            node = getattr(ref, "node", None)
+            if node is None or node not in self.c.assigned:
+                return None
+            value, bound_in = self.c.assigned[node]
+            if bound_in.function is not context.function or bound_in.function is None:
+                return None
+            problem = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
+                                            allow_value_partial=False, depth=1, keys=keys)
+            if problem is None or problem.node is not None:
+                return None
+            found.append(problem)
+        if len({p.rule.code for p in found}) != 1:
+            return None
+        return Problem(found[0].rule, {**found[0].fields, "subject": expr.value})
 
     def partial_parts(self, call: cst.Call) -> dict[str, str]:
         """The partial's function and its bound values, for the help of a jitted partial."""

@@ -139,9 +139,9 @@ class Frequency(Resolver):
         for _ in range(32):
             if current is outer:
                 return True
-            if not isinstance(current, cst.FunctionDef):
+            if not isinstance(current, (cst.FunctionDef, cst.Lambda)):
                 return False
-            defined = self.c.defs.get(current)
+            defined = self.c.defs.get(current)  # type: ignore[call-overload]
             if defined is None:
                 return False
             current = defined.function
@@ -157,7 +157,7 @@ class Frequency(Resolver):
         """
         if built is None:
             return False
-        calls = [site for site in self.calls_of(target) if self.within(site.context.function, built.function)]
+        calls = [site for site in self.uses_of(target) if self.within(site.context.function, built.function)]
         if not calls:
             return False
         direct = [site for site in calls if site.context.function is built.function]
@@ -165,10 +165,11 @@ class Frequency(Resolver):
             return not self.runs_once(built) and built.function is not None and self.repeated(built)
         return True
 
-    def repeated(self, context: Context) -> bool:
-        """The function of ``context`` visibly runs more than once: called twice or in a loop, or public API."""
+    def repeated(self, context: Context, depth: int = 0) -> bool:
+        """The function of ``context`` visibly runs more than once: called twice or in a loop, public API,
+        or called once from code that itself runs more than once."""
         function = context.function
-        if not isinstance(function, cst.FunctionDef):
+        if not isinstance(function, cst.FunctionDef) or depth > 6:
             return False
         sites = self.callers(function, context)
         if len(sites) >= 2 or any(site.context.in_loop for site in sites):
@@ -177,7 +178,9 @@ class Frequency(Resolver):
         name = function.name.value
         if name in names.ONCE_FUNCTIONS or name.startswith("test"):
             return False
-        return defined is not None and self.is_api(function, defined)
+        if defined is not None and self.is_api(function, defined):
+            return True
+        return len(sites) == 1 and self.repeated(sites[0].context, depth + 1)
 
 
 __all__ = ["Frequency"]

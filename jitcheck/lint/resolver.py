@@ -95,6 +95,16 @@ class Resolver:
                     calls.append(site)
         return calls
 
+    def uses_of(self, target: cst.Name | cst.FunctionDef) -> list[CallSite]:
+        """The calls of what ``target`` binds, and the calls it is handed to as an argument (which call it)."""
+        uses = []
+        for assignment in self.assignments_of(target):
+            for access in getattr(assignment, "references", ()):
+                site = self.c.call_of_func.get(access.node) or self.c.passed.get(access.node)
+                if site is not None:
+                    uses.append(site)
+        return uses
+
     def single_referent(self, node: cst.Name) -> object | None:
         found = self.referents(node)
         return found[0] if len(found) == 1 else None
