@@ -277,9 +277,11 @@ class Collector(cst.CSTVisitor):
         func = node.func
         if isinstance(func, cst.Call):
             self.applied_parent[node] = self.stack[-2] if len(self.stack) > 1 else None
-        for arg in node.args:
-            if isinstance(arg.value, cst.Name):
-                self.passed[arg.value] = CallSite(node, self.context(), None, "")
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _STORING) and not (
+                isinstance(func, cst.Name) and func.value in _STORING):
+            for arg in node.args:
+                if isinstance(arg.value, cst.Name):
+                    self.passed[arg.value] = CallSite(node, self.context(), None, "")
         if isinstance(func, (cst.Name, cst.Attribute)):
             spelled = get_full_name_for_node(func) or ""
             site: CallSite | None = None
@@ -336,6 +338,10 @@ class Collector(cst.CSTVisitor):
                     info.annotations.setdefault(node.target.attr.value, node.annotation.annotation)
         return True
 
+
+_STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "setattr", "put", "register",
+                      "list", "tuple", "dict", "set", "frozenset"})
+"""Calls that store what they are handed rather than call it (``fns.append(f)``): not a use of ``f``."""
 
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 

@@ -162,8 +162,24 @@ class Frequency(Resolver):
             return False
         direct = [site for site in calls if site.context.function is built.function]
         if not built.in_loop and (len(direct) < len(calls) or any(site.context.in_loop for site in calls)):
-            return not self.runs_once(built) and built.function is not None and self.repeated(built)
+            if built.function is None or self.runs_once(built):
+                return False
+            if isinstance(built.function, cst.FunctionDef) and self.returns_closure(built.function):
+                # A factory: the wrapper lives on in the closure it returns, built once per use of the
+                # factory; a rebuild per call only when the factory itself is called again and again here.
+                sites = self.callers(built.function, built)
+                return len(sites) >= 2 or any(s.context.in_loop for s in sites) or (
+                    len(sites) == 1 and self.repeated(sites[0].context))
+            return self.repeated(built)
         return True
+
+    def returns_closure(self, function: cst.FunctionDef) -> bool:
+        """True when ``function`` returns a function it defines (a nested ``def`` or a lambda): a factory."""
+        finder = _Returns()
+        function.body.visit(finder)
+        nested = {node.name.value for node, ctx in self.c.defs.items()
+                  if isinstance(node, cst.FunctionDef) and ctx.function is function}
+        return any(isinstance(v, cst.Lambda) or (isinstance(v, cst.Name) and v.value in nested) for v in finder.values)
 
     def repeated(self, context: Context, depth: int = 0) -> bool:
         """The function of ``context`` visibly runs more than once: called twice or in a loop, public API,
@@ -181,6 +197,24 @@ class Frequency(Resolver):
         if defined is not None and self.is_api(function, defined):
             return True
         return len(sites) == 1 and self.repeated(sites[0].context, depth + 1)
+
+
+class _Returns(cst.CSTVisitor):
+    """The values a function's own ``return`` statements return (nested functions are not entered)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: list[cst.BaseExpression] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.values.append(node.value)
 
 
 __all__ = ["Frequency"]
