@@ -101,27 +101,32 @@ def _jit_spec(decorator: ast.expr) -> dict[str, Any] | None:
 
 def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     """What every call of ``function`` returns when it is a new function each time: a factory's product."""
-    nested = {s.name for s in ast.walk(function) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s is not function}
-    kinds: set[str | None] = set()
+    nested: set[str] = set()
+    returned: list[ast.expr | None] = []
     stack: list[ast.AST] = list(function.body)
-    while stack:
+    while stack:  # one pass: the defs made directly in this function, and its own return statements
         node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            nested.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ClassDef)) or isinstance(node, ast.expr):
             continue
         if isinstance(node, ast.Return):
-            value = node.value
-            if isinstance(value, ast.Lambda):
-                kinds.add("lambda")
-            elif isinstance(value, ast.Name) and value.id in nested:
-                kinds.add("nested function")
-            elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _PARTIAL_LAST:
-                kinds.add("partial")
-            elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _TRANSFORMATION_LAST:
-                kinds.add("transformed function")
-            else:
-                kinds.add(None)
+            returned.append(node.value)
             continue
         stack.extend(ast.iter_child_nodes(node))
+    kinds: set[str | None] = set()
+    for value in returned:
+        if isinstance(value, ast.Lambda):
+            kinds.add("lambda")
+        elif isinstance(value, ast.Name) and value.id in nested:
+            kinds.add("nested function")
+        elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _PARTIAL_LAST:
+            kinds.add("partial")
+        elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _TRANSFORMATION_LAST:
+            kinds.add("transformed function")
+        else:
+            kinds.add(None)
     if len(kinds) == 1:
         return kinds.pop()
     return None
