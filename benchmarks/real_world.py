@@ -172,6 +172,20 @@ def render(results: Sequence[LibraryResult]) -> str:
     return "\n".join(lines)
 
 
+def load_results(path: Path, libraries: Sequence[tuple[str, str]], roots: dict[str, Path]) -> list[LibraryResult]:
+    """The results an earlier ``--json`` run saved, for the libraries asked for (all must be there)."""
+    saved = {(entry["library"], entry["version"]): entry for entry in json.loads(path.read_text())["libraries"]}
+    absent = [f"{name}=={version}" for name, version in libraries if (name, version) not in saved]
+    if absent:
+        raise SystemExit(f"error: {path}: no saved findings for {', '.join(absent)}; run without --findings")
+    return [
+        LibraryResult(name, version, roots[name], saved[name, version]["files"], saved[name, version]["lines"],
+                      saved[name, version]["seconds"],
+                      [(f["path"], f["line"], f["code"], f["message"]) for f in saved[name, version]["findings"]])
+        for name, version in libraries
+    ]
+
+
 def missing_files(labels: Sequence[scoring.Label], roots: dict[str, Path]) -> list[str]:
     """Labels whose file is not in the unpacked sdist (a wrong path or version)."""
     return [label.location for label in labels if label.library in roots and not (roots[label.library] / label.path).is_file()]
@@ -190,9 +204,23 @@ def score_results(results: Sequence[LibraryResult], labels: Sequence[scoring.Lab
     return scores, total
 
 
-def report(scores: Sequence[scoring.Score], total: scoring.Score, missed: bool) -> str:
+def subtotals(scores: Sequence[scoring.Score], libraries: Sequence[tuple[str, str]]) -> list[scoring.Score]:
+    """The labelled corpus and the first run's libraries apart (only those present)."""
+    groups = []
+    for title, members in (("labelled corpus", CORPUS), ("first-run libraries", LIBRARIES)):
+        names = {f"{name} {version}" for name, version in members}
+        chosen = [s for s in scores if s.name in names]
+        if chosen and len(chosen) < len(scores):
+            group = scoring.Score(f"{title} ({len(chosen)})")
+            for s in chosen:
+                group.add(s)
+            groups.append(group)
+    return groups
+
+
+def report(scores: Sequence[scoring.Score], total: scoring.Score, missed: bool, groups: Sequence[scoring.Score] = ()) -> str:
     """The score table, then every false positive and unjudged finding (and the missed bugs when asked)."""
-    lines = [scoring.table(scores, total), ""]
+    lines = [scoring.table(scores, *groups, total), ""]
     distinct = [label for label in total.bugs if label.distinct]
     if distinct:
         found = sum(1 for label in total.found if label.distinct)
@@ -206,6 +234,8 @@ def report(scores: Sequence[scoring.Score], total: scoring.Score, missed: bool) 
         lines.append(f"- false positive: {hit.location}: {hit.code} (labelled fine: {label.reason})")
     for hit in total.unjudged:
         lines.append(f"- unjudged: {hit.location}: {hit.code} {hit.message}")
+    for hit in total.unchecked:
+        lines.append(f"- could not check (not scored): {hit.location}: {hit.code} {hit.message}")
     if missed:
         for label in total.missed:
             lines.append(f"- missed: {label.location} [{label.kind}] {label.reason}")
@@ -231,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, help="worker processes (default: every core)")
     parser.add_argument("--labels", type=Path, default=LABELS, help="the labelled sites (TSV, default: %(default)s)")
     parser.add_argument("--libraries", help="comma-separated names: check and score only these")
+    parser.add_argument("--findings", type=Path,
+                        help="score the findings saved by an earlier --json run instead of running the pass again")
     parser.add_argument("--missed", action="store_true", help="also list every labelled bug site without a finding")
     parser.add_argument("--check", action="store_true",
                         help=f"exit 1 when a finding is unjudged, precision is under {scoring.percent(PRECISION_FLOOR)}, "
@@ -267,11 +299,14 @@ def main(argv: list[str] | None = None) -> int:
             print("error: labelled files not found in the sdists:\n  " + "\n  ".join(absent), file=sys.stderr)
             return 2
         os.environ.setdefault("JAX_PLATFORMS", "cpu")
-        results = [check_library(name, version, roots[name], args.jobs) for name, version in libraries]
+        if args.findings:
+            results = load_results(args.findings, libraries, roots)
+        else:
+            results = [check_library(name, version, roots[name], args.jobs) for name, version in libraries]
         print(render(results))
         print()
         scores, total = score_results(results, labels)
-        print(report(scores, total, args.missed))
+        print(report(scores, total, args.missed, subtotals(scores, libraries)))
         print()
         print(f"Recall {scoring.percent(total.recall)} (target {scoring.percent(RECALL_TARGET)}), "
               f"precision {scoring.percent(total.precision)} (floor {scoring.percent(PRECISION_FLOOR)}), "
@@ -287,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
                     {"library": s.name, "bug_sites": len(s.bugs), "fine_sites": s.fine, "found": len(s.found),
                      "recall": s.recall, "findings": s.findings, "true": len(s.true_positives),
                      "false": len(s.false_positives), "unjudged": len(s.unjudged), "precision": s.precision}
-                    for s in [*scores, total]
+                    for s in [*scores, *subtotals(scores, libraries), total]
                 ],
             }, indent=2))
     if args.check:

@@ -17,6 +17,9 @@ from pathlib import Path
 
 COLUMNS = ("library", "version", "path", "line", "end_line", "label", "kind", "reason")
 VERDICTS = ("bug", "fine")
+NOT_SCORED = frozenset({"JC000"})
+"""Codes that say a file could not be checked (it is empty, does not parse): not a claim
+about a cache key, so listed apart and kept out of precision."""
 DISTINCT_TAG = "[distinct]"
 """Reason prefix of a bug whose rebuilt callable differs each time (a new environment,
 a new lambda per call): each rebuild compiles, but hoisting alone cannot share them."""
@@ -116,6 +119,8 @@ class Score:
     true_positives: list[tuple[Hit, Label]] = dataclasses.field(default_factory=list)
     false_positives: list[tuple[Hit, Label]] = dataclasses.field(default_factory=list)
     unjudged: list[Hit] = dataclasses.field(default_factory=list)
+    unchecked: list[Hit] = dataclasses.field(default_factory=list)
+    """Files the pass could not check (NOT_SCORED codes)."""
 
     @property
     def findings(self) -> int:
@@ -139,6 +144,7 @@ class Score:
         self.true_positives += other.true_positives
         self.false_positives += other.false_positives
         self.unjudged += other.unjudged
+        self.unchecked += other.unchecked
 
 
 def score(name: str, labels: Sequence[Label], hits: Iterable[Hit]) -> Score:
@@ -148,6 +154,9 @@ def score(name: str, labels: Sequence[Label], hits: Iterable[Hit]) -> Score:
     result.fine = sum(1 for label in labels if not label.is_bug)
     found: set[int] = set()
     for hit in hits:
+        if hit.code in NOT_SCORED:
+            result.unchecked.append(hit)
+            continue
         matches = [index for index, label in enumerate(labels) if label.covers(hit.path, hit.line)]
         if not matches:
             result.unjudged.append(hit)
@@ -169,14 +178,14 @@ def percent(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.0f}%"
 
 
-def table(scores: Sequence[Score], total: Score) -> str:
-    """A markdown table: per library and overall."""
+def table(scores: Sequence[Score], *totals: Score) -> str:
+    """A markdown table: per library, then the totals in bold."""
     lines = [
         "| library | bug sites | fine sites | bugs found | recall | findings | true | false | unjudged | precision |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for row in [*scores, total]:
-        name = f"**{row.name}**" if row is total else row.name
+    for row in [*scores, *totals]:
+        name = f"**{row.name}**" if any(row is total for total in totals) else row.name
         lines.append(
             f"| {name} | {len(row.bugs)} | {row.fine} | {len(row.found)} | {percent(row.recall)} | {row.findings} "
             f"| {len(row.true_positives)} | {len(row.false_positives)} | {len(row.unjudged)} | {percent(row.precision)} |"

@@ -191,3 +191,25 @@ def test_the_committed_labels_load_and_pin_the_libraries_real_world_checks() -> 
     assert len({label.library for label in labels if label.library in corpus}) >= 10
     assert sum(1 for label in labels if label.library in corpus and label.is_bug) >= 80
     assert sum(1 for label in labels if label.library in corpus and not label.is_bug) >= 80
+
+
+def test_a_file_the_pass_could_not_check_is_listed_apart_and_not_scored() -> None:
+    labels = [scoring.Label("lib", "1.0", "a.py", 1, 1, "bug", "k", "r")]
+    result = scoring.score("lib", labels, [scoring.Hit("lib", "empty.py", 1, "JC000"), scoring.Hit("lib", "a.py", 1, "JC104")])
+    assert [hit.path for hit in result.unchecked] == ["empty.py"]
+    assert (result.findings, result.precision, result.unjudged) == (1, 1.0, [])
+
+
+def test_saved_findings_are_scored_again_without_running_the_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_sdist(tmp_path / "keep")
+    monkeypatch.setattr(real_world, "ALL", (("tiny-lib", "1.0"),))
+    labels = write_labels(tmp_path, row("tiny-lib", "pkg/mod.py", BUG_LINE, BUG_LINE, "bug"))
+    saved = tmp_path / "run.json"
+    common = ["--keep", str(tmp_path / "keep"), "--jobs", "1", "--labels", str(labels)]
+    assert real_world.main([*common, "--json", str(saved)]) == 0
+    first = capsys.readouterr().out
+    (tmp_path / "keep" / "tiny_lib-1.0" / "pkg" / "mod.py").write_text("import jax\n")  # the pass would now find nothing
+    assert real_world.main([*common, "--findings", str(saved), "--check", "--min-recall", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == first.splitlines()[-1] == "Recall 100% (target 85%), precision 100% (floor 90%), 0 unjudged."
