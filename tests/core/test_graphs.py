@@ -82,10 +82,11 @@ def test_jit_over_rebuilt_equal_graphs_traces_once() -> None:
 def test_jit_call_shares_one_cache_entry_between_equal_graphs() -> None:
     from jitcheck.core import events
 
+    jax.clear_caches()  # whatever ran before in this process, the first call traces
     seen: list[events.TraceEvent] = []
     unsubscribe = events.subscribe(seen.append)
     try:
-        x = jnp.arange(7.0)  # a shape no other test uses, so the first call traces
+        x = jnp.arange(7.0)
         for _ in range(3):
             two_level().jit_call({"x": x})
     finally:
