@@ -23,7 +23,13 @@ from jitcheck.stateful import entry as entries
 from jitcheck.stateful import jaxinternals, recording
 from jitcheck.stateful.cache import BoundedCache
 from jitcheck.stateful.entry import Entry, Stale
-from jitcheck.stateful.errors import StateArgumentRefused, StateShapeError, UnknownCacheKey, found
+from jitcheck.stateful.errors import (
+    StateArgumentRefused,
+    StateShapeError,
+    StateUnderStaging,
+    UnknownCacheKey,
+    found,
+)
 from jitcheck.stateful.keys import ArgumentSpec, CacheKey, Split
 from jitcheck.stateful.recording import Frame, Record
 from jitcheck.stateful.state import State
@@ -38,6 +44,8 @@ from jitcheck.stateful.values import describe as describe_value
 
 _flatten: Callable[[Any], tuple[list[Any], Any]] = jax.tree_util.tree_flatten  # no wrapper: hit path
 _ArrayImpl = jaxinternals.ArrayImpl
+_EvalTrace = jaxinternals.EvalTrace
+_TRACE_CONTEXT = jaxinternals.TRACE_CONTEXT
 _CURRENT = recording.CURRENT
 _NO_STATIC: tuple[tuple[int, Any], ...] = ()
 _RETRIES = 8
@@ -422,7 +430,7 @@ class StatefulFunction:
             slot = self._slots.get(key)
         except (AttributeError, TypeError):
             slot = None
-        if slot is None or _CURRENT.get() is not None:
+        if slot is None or _CURRENT.get() is not None or type(_TRACE_CONTEXT.trace) is not _EvalTrace:
             return self._call_auto(args, kwargs)
         slot.used = next(self._clock)
         entry = slot.value
@@ -460,6 +468,8 @@ class StatefulFunction:
         for _ in range(_RETRIES):
             if entry is None:
                 entry = self._retrace(key, split, None)
+            if frame is None and entry.states:
+                self._refuse_staging(entry)
             if frame is None:
                 values = [state._concrete() for state in entry.states]
             else:
@@ -476,6 +486,37 @@ class StatefulFunction:
             self._write_back(entry, results, frame)
             return entry.output(results)
         raise self._unsettled()
+
+    def _refuse_staging(self, entry: Entry) -> None:
+        """Refuse (JC605) a call under a staging transformation that would bake the States' values in."""
+        staging = jaxinternals.staging_trace()
+        if staging is None:
+            return
+        states = entry.states
+        labels = ", ".join(state.label for state in states)
+        transformation = jaxinternals.staged_for(staging)
+        shown = self.name if self.name.replace(".", "_").isidentifier() else "sf"
+        fix = (
+            f"call `{self.name}` outside {transformation.split(' of ')[0]} (a StatefulFunction is compiled already), "
+            "or wrap the outer function in jitcheck.StatefulFunction instead of the plain transformation (it "
+            "compiles it too, and passes every State in at each call), or pass the values in explicitly: "
+            f"`new_values, out = {shown}.jaxpr_call(state_values, *args)` inside it, with state_values "
+            f"(one per State of get_states(): [{labels}]) an argument of the jitted function"
+        )
+        raise StateUnderStaging(
+            f"StatefulFunction `{self.name}`{self._where}",
+            [
+                found(
+                    rules.STATE_UNDER_STAGING,
+                    f"State {state.label}",
+                    state=state.label,
+                    function=self.name,
+                    transformation=transformation,
+                    fix=fix,
+                )
+                for state in states
+            ],
+        )
 
     def _write_back(self, entry: Entry, results: Sequence[Any], frame: Frame | None) -> None:
         new_values = [(slot.state, slot.tree.unflatten(results[slot.start : slot.stop])) for slot in entry.written]
