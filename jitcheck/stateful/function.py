@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import jax
 
@@ -31,6 +31,7 @@ from jitcheck.stateful.errors import (
     found,
 )
 from jitcheck.stateful.keys import ArgumentSpec, CacheKey, Split
+from jitcheck.stateful.manager import StateDictManager
 from jitcheck.stateful.recording import Frame, Record
 from jitcheck.stateful.state import State
 from jitcheck.stateful.values import (
@@ -69,9 +70,9 @@ def _location(fun: Callable[..., Any]) -> str:
 class StatefulFunction:
     """Trace ``fun`` once per cache key, finding the States it reads and writes.
 
-    ``StatefulFunction(fun, static_argnums=(), static_argnames=(), axis_env=None,
-    abstracted_axes=None, state_returns=('read', 'write'), cache_type=None, *,
-    name=None, maxsize=128)``.
+    ``StatefulFunction(fun, static_argnums=(), axis_env=None, abstracted_axes=None,
+    state_returns=('read', 'write'), cache_type=None, *, static_argnames=(),
+    name=None, maxsize=128)``: the seed's positional order; the extras keyword-only.
 
     Calling it (or `jaxpr_call_auto`) runs the traced program with the States'
     current values and writes the written States back. `jaxpr_call` runs it with
@@ -87,12 +88,12 @@ class StatefulFunction:
         self,
         fun: Callable[..., Any],
         static_argnums: int | Iterable[int] = (),
-        static_argnames: str | Iterable[str] = (),
         axis_env: Sequence[tuple[Hashable, int]] | None = None,
         abstracted_axes: Any | None = None,
         state_returns: str | tuple[str, ...] = ("read", "write"),
         cache_type: str | None = None,
         *,
+        static_argnames: str | Iterable[str] = (),
         name: str | None = None,
         maxsize: int = 128,
     ) -> None:
@@ -119,7 +120,7 @@ class StatefulFunction:
         )
         self.static_argnums: tuple[int, ...] = tuple(sorted(self._spec.positions)) + tuple(sorted(self._spec.from_end))
         self.static_argnames: tuple[str, ...] = tuple(sorted(self._spec.names))
-        self.axis_env: tuple[tuple[Hashable, int], ...] | None = None if axis_env is None else tuple(axis_env)
+        self.axis_env: tuple[tuple[Hashable, int], ...] | None = self._axis_env(axis_env)
         self.abstracted_axes = None
         self.cache_type = cache_type
         self._plain = self._spec.plain
@@ -132,6 +133,18 @@ class StatefulFunction:
     def maxsize(self) -> int:
         """The most cache entries kept."""
         return self._cache.maxsize
+
+    def _axis_env(self, value: Any) -> tuple[tuple[Hashable, int], ...] | None:
+        if value is None:
+            return None
+        pairs = None if isinstance(value, (str, bytes)) else _pairs(value)
+        if pairs is None:
+            raise TypeError(
+                f"StatefulFunction `{self.name}`: axis_env={value!r} is not a sequence of (axis name, size) pairs. "
+                "axis_env is the third positional parameter, as in the seed's signature; static argument names "
+                "go by keyword: StatefulFunction(fun, static_argnames=...)"
+            )
+        return pairs
 
     def _state_returns(self, value: str | tuple[str, ...]) -> tuple[str, ...]:
         chosen = (value,) if isinstance(value, str) else tuple(value)
@@ -160,17 +173,30 @@ class StatefulFunction:
 
     # ---- tracing ---------------------------------------------------------------------
 
-    def make_jaxpr(self, *args: Any, **kwargs: Any) -> StatefulFunction:
+    @overload
+    def make_jaxpr(self, *args: Any, return_shape: Literal[False] = False, **kwargs: Any) -> StatefulFunction: ...
+
+    @overload
+    def make_jaxpr(self, *args: Any, return_shape: Literal[True], **kwargs: Any) -> tuple[Any, Any]: ...
+
+    def make_jaxpr(self, *args: Any, return_shape: bool = False, **kwargs: Any) -> StatefulFunction | tuple[Any, Any]:
         """Trace at these arguments (arrays, numbers, ShapeDtypeStructs, containers of them).
 
         Records the jaxpr, output shapes and tree, and the States read and written,
         under the arguments' cache key; nothing is traced when that key is cached and
-        its States still have the shapes and dtypes it was traced at. Returns self.
+        its States still have the shapes and dtypes it was traced at. Returns self
+        (for chaining, as brainstate does); with ``return_shape=True``, the pair
+        ``(ClosedJaxpr, output shapes)``: the jaxpr of `get_jaxpr` and a pytree of
+        ``jax.ShapeDtypeStruct`` shaped like the function's output, as the seed and
+        ``jax.make_jaxpr`` describe. ``return_shape`` is this method's own keyword,
+        never passed on to the function.
         """
         key, _, split = self._spec.checked_key(args, kwargs)
         current = self._cache.get(key)
         if current is None or self._is_stale(current):
-            self._retrace(key, split, current)
+            current = self._retrace(key, split, current)
+        if return_shape:
+            return current.public_jaxpr(), current.out_shapes()[0]
         return self
 
     def compile_and_get_states_by_static_args(self, *args: Any, **kwargs: Any) -> tuple[State, ...]:
@@ -308,6 +334,18 @@ class StatefulFunction:
     def get_write_states(self, cache_key: Hashable = ()) -> tuple[State, ...]:
         """The States the function writes."""
         return self._entry(cache_key).write_states
+
+    def states(self, cache_key: Hashable = ()) -> tuple[State, ...]:
+        """The States the function reads and writes (the seed's name for `get_states`)."""
+        return self._entry(cache_key).states
+
+    def to_state_manager(self, cache_key: Hashable = ()) -> StateDictManager:
+        """The States of `states` in a `StateDictManager`, keyed by name (by id where a name is missing or shared).
+
+        Read all their values with ``collect_values()``, set them with
+        ``assign_values(values)``; the States are the same objects the function uses.
+        """
+        return StateDictManager.of(self._entry(cache_key).states)
 
     def clear_cache(self) -> None:
         """Forget every trace."""
@@ -542,6 +580,22 @@ class StatefulFunction:
             f"StatefulFunction `{self.name}`: the States it uses changed shape or dtype {_RETRIES} times while it "
             "was being called (another thread resetting them?); call it when they are settled"
         )
+
+
+def _pairs(value: Any) -> tuple[tuple[Hashable, int], ...] | None:
+    """``value`` as (axis name, positive size) pairs, or None when it is not such a sequence."""
+    try:
+        pairs = tuple(tuple(pair) for pair in value)
+    except TypeError:
+        return None
+    for pair in pairs:
+        if len(pair) != 2 or isinstance(pair[1], bool) or not isinstance(pair[1], int) or pair[1] < 1:
+            return None
+        try:
+            hash(pair[0])
+        except TypeError:
+            return None
+    return pairs  # type: ignore[return-value]
 
 
 def _state_arguments(record: Record) -> tuple[tuple[str, ArgumentKey], ...]:
