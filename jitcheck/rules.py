@@ -700,7 +700,8 @@ TRACER_IN_STATE = _rule(
     why="""
 A StatefulFunction collects the values its function writes to states and hands
 them back as concrete arrays after the call. Under any other transformation
-(`jax.jit`, `jax.grad`, `jax.vmap` of a function that is not a StatefulFunction)
+(`jax.grad`, `jax.vmap` of a function that is not a StatefulFunction; under
+`jax.jit`, `scan` or `cond` a StatefulFunction using States is refused first, JC605)
 nothing collects them: the State would keep a tracer that is dead as soon as the
 transformation returns, and the next read fails far from the cause (or, worse,
 the tracer leaks into a cache).
@@ -712,13 +713,54 @@ def step(x):
     counter.value = counter.value + 1
     return x * 2
 
-jax.jit(StatefulFunction(step))(x)     # the write happens under a plain jax.jit
+jax.vmap(StatefulFunction(step))(xs)   # the write happens under a plain jax.vmap
 """,
     fixed="""
 sf = StatefulFunction(step)
 sf(x)                                  # a StatefulFunction compiles it already
 # or, inside jax transformations, thread the values explicitly:
 new_values, y = sf.jaxpr_call([counter.value], x)
+""",
+    layers=(RUNTIME,),
+)
+
+
+# Stateful layer: a State whose current value a staged program would keep as a constant.
+STATE_UNDER_STAGING = _rule(
+    "JC605",
+    "state-under-staging",
+    "A StatefulFunction that uses States called under a plain jax.jit, scan or cond",
+    message="State {state} is used by `{function}` called under {transformation}: the staged program would keep "
+    "the value the State has now as a constant, and jax reuses that program after the State changes",
+    help="{fix}",
+    why="""
+`jax.jit`, `jax.pmap`, `lax.scan`, `lax.cond`, `lax.while_loop`, `jax.checkpoint`
+and `jax.make_jaxpr` stage their function out into a program that jax caches by
+the function and its arguments' shapes. A State read while such a program is
+traced is not one of its arguments: its current value is baked into the program
+as a constant, and the next call reuses the cached program with the old value, a
+silent wrong result. A StatefulFunction therefore refuses to run under a staging
+transformation that does not collect its States (eager `jax.grad` and `jax.vmap`
+read the States afresh at every call, and are allowed).
+""",
+    example="""
+w = State(jnp.ones(3))
+sf = StatefulFunction(lambda x: w.value * x)
+outer = jax.jit(lambda x: sf(x) + 1)
+outer(x)
+w.value = 10 * jnp.ones(3)
+outer(x)                               # would still use the old w
+""",
+    fixed="""
+outer = StatefulFunction(lambda x: sf(x) + 1)   # compiled too; w is an input at every call
+outer(x)
+# or pass the values through the jitted function explicitly:
+@jax.jit
+def outer(state_values, x):
+    new_values, y = sf.jaxpr_call(state_values, x)
+    return y + 1
+
+outer([s.value for s in sf.get_states()], x)
 """,
     layers=(RUNTIME,),
 )
