@@ -72,6 +72,7 @@ CORPUS: tuple[tuple[str, str], ...] = (
     ("xminigrid", "0.9.3"),
     ("craftax", "1.6.1"),
     ("jaxns", "3.0.0"),
+    ("jax-cfd", "0.2.1"),
 )
 """The labelled corpus (issue 12): libraries kept out of the rules' development, every
 jit-like site that looks like a bug labelled by reading the code."""
