@@ -175,7 +175,9 @@ def render(results: Sequence[LibraryResult]) -> str:
 
 def load_results(path: Path, libraries: Sequence[tuple[str, str]], roots: dict[str, Path]) -> list[LibraryResult]:
     """The results an earlier ``--json`` run saved, for the libraries asked for (all must be there)."""
-    saved = {(entry["library"], entry["version"]): entry for entry in json.loads(path.read_text())["libraries"]}
+    data = json.loads(path.read_text())
+    entries = data["libraries"] if isinstance(data, dict) else data  # the first run's --json wrote a bare list
+    saved = {(entry["library"], entry["version"]): entry for entry in entries}
     absent = [f"{name}=={version}" for name, version in libraries if (name, version) not in saved]
     if absent:
         raise SystemExit(f"error: {path}: no saved findings for {', '.join(absent)}; run without --findings")
