@@ -270,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help=f"exit 1 when a finding is unjudged, precision is under {scoring.percent(PRECISION_FLOOR)}, "
                              "or recall is under --min-recall")
+    parser.add_argument("--download-only", action="store_true",
+                        help="only download and unpack the sdists into --keep (exit 3 when the package index cannot be reached)")
     parser.add_argument("--min-recall", type=float, default=0.0,
                         help=f"the recall --check requires, 0 to 1 (default 0; the target is {RECALL_TARGET})")
     args = parser.parse_args(argv)
@@ -296,6 +298,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="jitcheck-real-world-") as temporary:
         folder = args.keep or Path(temporary)
+        if args.download_only:
+            try:
+                download(folder, libraries)
+            except (subprocess.SubprocessError, OSError) as error:
+                print(f"error: could not download the libraries' sdists: {error}", file=sys.stderr)
+                return 3
+            return 0
         roots = download(folder, libraries)
         absent = missing_files(labels, roots)
         if absent:
