@@ -54,6 +54,22 @@ def collect(obj: object) -> list[Any]:
     return found
 
 
+def _collect_memoised(obj: Any) -> list[Any]:
+    """:func:`collect`, answered from :data:`jitcheck.core.memo.checked` when an object
+    equal to ``obj`` (same class, type-strictly equal fields) was checked before."""
+    from jitcheck.core import memo
+
+    try:
+        hash(obj)
+        key = obj.jitcheck_key()
+    except TypeError:
+        return collect(obj)
+    kept = memo.checked.get(key)
+    if kept is None:
+        kept = memo.checked.setdefault(key, tuple(collect(obj)))
+    return list(kept)
+
+
 def run_checks(obj: object) -> None:
     """Run ``obj``'s checks and raise one error listing every violation.
 
@@ -65,7 +81,7 @@ def run_checks(obj: object) -> None:
         _SKIP.set(None)
         if not force_checks:
             return
-    found = collect(obj)
+    found = _collect_memoised(obj) if getattr(obj, "memoise_checks", False) else collect(obj)
     if found:
         from jitcheck.core.violations import refusal
 

@@ -19,15 +19,16 @@ from typing import Any, ClassVar, Generic, TypeAlias, Union
 import jax
 
 from jitcheck import rules
-from jitcheck.core.checking import per_level
+from jitcheck.core import memo
+from jitcheck.core.checking import PerLevel, per_level
 from jitcheck.core.events import ArgumentKey, notify_trace, traced_argument_keys
 from jitcheck.core.frozen import Frozen, OrderedMap, frozen_map
 from jitcheck.core.keys import KeyProblem, key_problems
 from jitcheck.core.names import N, V
-from jitcheck.core.violations import ReturnedUnlike, Violation, node_name, violation, violation_from
+from jitcheck.core.violations import Refused, ReturnedUnlike, Violation, node_name, refusal, violation, violation_from
 
 Body: TypeAlias = Callable[..., Any]
-NodeCheck: TypeAlias = Callable[[Any, "NodeDefinition[Any]"], Iterable[Violation]]
+NodeCheck: TypeAlias = Callable[[Any, "NodeDefinition[Any]"], Iterator[Violation]]
 
 
 class NodeDefinition(Frozen, Generic[V]):
@@ -208,24 +209,39 @@ def check_produced_once(graph: AnyGraph) -> Iterator[Violation]:
 def check_names(graph: AnyGraph) -> Iterator[Violation]:
     """Labels and places hash and compare by value (they are part of the cache key)."""
     seen: set[int] = set()
-    graph = as_nesting(graph)
-    for path, inner in graph.graphs():
+    kind = type(graph).__name__
+    nesting = as_nesting(graph)
+    for path, inner in nesting.graphs():
         for label in inner.nodes:
             for problem in key_problems(label, "label"):
-                yield violation(
-                    rules.LABEL_BOUND, graph=path, leaf="label", type=type(label).__qualname__,
-                    graph_type="graph", reason=problem.rule.title.lower(),
-                )
-    for path, label, node in graph.flat():
+                fields = {"type": type(label).__qualname__, "graph": kind, "reason": problem.rule.title.lower()}
+                yield violation_from(rules.LABEL_BOUND, fields, graph=path, leaf=f"label {label!r}")
+    for path, label, node in nesting.flat():
         for place in (*node.inputs, *node.outputs):
             if id(place) in seen:
                 continue
             seen.add(id(place))
             for problem in key_problems(place, "place"):
-                yield violation(
-                    rules.PLACE_BOUND, graph=path, node=label, leaf=f"place {place!r}",
-                    type=type(place).__qualname__, reason=problem.rule.title.lower(),
-                )
+                fields = {"type": type(place).__qualname__, "graph": kind, "reason": problem.rule.title.lower()}
+                yield violation_from(rules.PLACE_BOUND, fields, graph=path, node=label, leaf=f"place {place!r}")
+
+
+def trace_failure(path: tuple[Hashable, ...], label: Hashable, node: NodeDefinition[Any], args: list[Any], error: BaseException) -> Violation:
+    """The JC502 violation of a body that failed while jax traced it: the node, its input shapes, the error."""
+    from jitcheck.core.traced import short_shape
+
+    shapes = ", ".join(f"{p!r}: {short_shape(a)}" for p, a in zip(node.inputs, args))
+    text = str(error)
+    return violation(
+        rules.TRACE_FAILED,
+        graph=path,
+        node=label,
+        leaf="body",
+        cause=error,
+        name=node_name(path, label),
+        shapes="{" + shapes + "}",
+        error=f"{type(error).__name__}: {text.splitlines()[0] if text else ''}",
+    )
 
 
 def values_problem(graph: CallableGraph[Any, Any], values: Mapping[Any, Any]) -> Violation | None:
@@ -332,14 +348,19 @@ class CallableGraph(Frozen, Generic[N, V]):
 
     graph: NestingGraph[N, V]
 
-    checks: ClassVar[tuple[Callable[[Any], Iterable[Violation]], ...]] = (
+    checks: ClassVar[PerLevel[tuple[Callable[[Any], Iterable[Violation]], ...]]] = (
         check_names,
         check_produced_once,
         check_acyclic,
         check_outputs_exist,
         check_nodes,
     )
-    checks_node: ClassVar[tuple[NodeCheck, ...]] = ()
+    checks_node: ClassVar[PerLevel[tuple[NodeCheck, ...]]] = ()
+
+    memoise_checks: ClassVar[bool] = True
+    """A graph equal (type-strictly) to one already checked takes that one's result
+    (:mod:`jitcheck.core.memo`): checks must depend on the graph's value alone. A
+    subclass whose checks read anything else sets this to False."""
 
     def __post_init__(self) -> None:
         if isinstance(self.graph, Mapping):
@@ -370,16 +391,32 @@ class CallableGraph(Frozen, Generic[N, V]):
         return self.graph.outputs if self.graph.outputs is not None else self.graph.computed()
 
     def __call__(self, values: Mapping[V, Any]) -> OrderedMap[V, Any]:
-        """Run every node on ``values`` (one per free input place); return the outputs."""
+        """Run every node on ``values`` (one per free input place); return the outputs.
+
+        Raises `ValuesUnlike` (JC404, also a ``KeyError``) when ``values`` do not name
+        exactly the free inputs; an error of a body gets a note naming the node.
+        """
+        return self.run(values, traced=False)
+
+    def run(self, values: Mapping[V, Any], *, traced: bool) -> OrderedMap[V, Any]:
+        """Run every node on ``values``. ``traced``: jax is tracing this run, so a body that
+        fails is refused with `TraceFailed` naming the node and its input shapes."""
         problem = values_problem(self, values)
         if problem is not None:
-            raise KeyError(str(problem))
+            raise refusal(f"{type(self).__name__} call", [problem])
         env: dict[V, Any] = dict(values)
         for path, label, node in self.order:
             args = [env[place] for place in node.inputs]
             try:
                 result = node.body(*args, **node.settings)
+            except Refused:
+                raise
             except Exception as error:
+                if traced:
+                    raise refusal(
+                        f"{type(self).__name__}.jit_call, node {node_name(path, label)}",
+                        [trace_failure(path, label, node, args, error)],
+                    ) from error
                 error.add_note(f"in node {node_name(path, label)} of {type(self).__name__}")
                 raise
             for place, value in zip(node.outputs, split_outputs(node, result, label, path)):
@@ -393,13 +430,28 @@ _HASH_RULES = frozenset(
 
 
 def _node_problems(node: NodeDefinition[Any]) -> tuple[KeyProblem, ...]:
-    """Every leaf of the node that is a bad key, found once per node and kept (nodes are immutable)."""
+    """Every leaf of the node that is a bad key, found once per distinct node and kept.
+
+    Kept on the node (nodes are immutable) and, when the node hashes, in a bounded
+    memo by its type-strict key, so a node rebuilt equal is not walked again.
+    """
     found: tuple[KeyProblem, ...] | None = node.__dict__.get("_key_problems")
+    if found is not None:
+        return found
+    try:
+        key: Any = node.jitcheck_key()
+        hash(node)
+    except TypeError:
+        key = None
+    if key is not None:
+        found = memo.node_problems.get(key)  # type: ignore[assignment]
     if found is None:
         found = tuple(key_problems(node.body, "body", callable_position=True))
-        for key, value in node.settings.items():
-            found += tuple(key_problems(value, f"settings[{key!r}]"))
-        node.__dict__["_key_problems"] = found
+        for name, value in node.settings.items():
+            found += tuple(key_problems(value, f"settings[{name!r}]"))
+        if key is not None:
+            memo.node_problems.setdefault(key, found)
+    node.__dict__["_key_problems"] = found
     return found
 
 
@@ -437,7 +489,7 @@ class JitGraph(CallableGraph[N, V], Generic[N, V]):
     `check_reassembles`).
     """
 
-    checks_node: ClassVar[tuple[NodeCheck, ...]] = (check_hashable, check_reassembles)
+    checks_node: ClassVar[PerLevel[tuple[NodeCheck, ...]]] = (check_hashable, check_reassembles)
 
     def jit_call(self, values: Mapping[V, Any]) -> OrderedMap[V, Any]:
         """Run the graph under ``jax.jit``, the graph as a static argument.
@@ -451,7 +503,7 @@ class JitGraph(CallableGraph[N, V], Generic[N, V]):
 def _call_graph(graph: CallableGraph[Any, Any], values: Mapping[Any, Any]) -> OrderedMap[Any, Any]:
     # Runs only while jax traces, that is once per new cache key.
     notify_trace(_run_jitted, "JitGraph.jit_call", lambda: graph_trace_key(graph, values))
-    return graph(values)
+    return graph.run(values, traced=True)
 
 
 def graph_trace_key(graph: CallableGraph[Any, Any], values: Mapping[Any, Any]) -> tuple[tuple[str, ArgumentKey], ...]:
