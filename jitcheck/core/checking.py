@@ -55,19 +55,19 @@ def collect(obj: object) -> list[Any]:
 
 
 def _collect_memoised(obj: Any) -> list[Any]:
-    """:func:`collect`, answered from :data:`jitcheck.core.memo.checked` when an object
-    equal to ``obj`` (same class, type-strictly equal fields) was checked before."""
-    from jitcheck.core import memo
-
+    """:func:`collect`, answered from the object's :class:`~jitcheck.core.memo.GraphEntry`
+    when an object of the same key (same class, type-strictly equal fields) was checked before."""
     try:
         hash(obj)
-        key = obj.jitcheck_key()
     except TypeError:
         return collect(obj)
-    kept = memo.checked.get(key)
-    if kept is None:
-        kept = memo.checked.setdefault(key, tuple(collect(obj)))
-    return list(kept)
+    entry = obj.__dict__.get("_jitcheck_entry")
+    if entry is None:
+        return collect(obj)
+    found = entry.violations
+    if found is None:
+        found = entry.violations = tuple(collect(obj))
+    return list(found)
 
 
 def run_checks(obj: object) -> None:

@@ -15,7 +15,6 @@ import jax.tree_util
 
 from jitcheck.core import checking
 from jitcheck.core.keys import compares_strictly, keys_equal, strict_key
-from jitcheck.core.memo import intern
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -35,9 +34,8 @@ class Frozen:
     Two records are equal when they are of the same class and their fields have
     equal :func:`~jitcheck.core.keys.strict_key` (``2`` and ``2.0`` differ, as in
     ``jax.jit``); comparing never raises, even with arrays inside. The key is
-    built once, interned and kept, and so is the hash: a record used as a static
-    argument of ``jax.jit`` is hashed and compared on every call, and a rebuilt
-    equal record then compares by identity of the interned keys.
+    built once and kept, and so is the hash: a record used as a static argument
+    of ``jax.jit`` is hashed and compared on every call.
     """
 
     __slots__ = ()
@@ -52,19 +50,15 @@ class Frozen:
         checking.run_checks(self)
 
     def jitcheck_key(self) -> Any:
-        """The record's type-strict key: its class and its fields' keys, interned when it hashes."""
-        memo: dict[str, Any] = self.__dict__
-        key = memo.get("_jitcheck_key")
+        """The record's type-strict key, built once and kept: its class and its fields' keys."""
+        key = self.__dict__.get("_jitcheck_key")
         if key is None:
-            raw = (type(self), *[strict_key(value) for value in compared_fields(self)])
-            try:
-                memo["_jitcheck_hash"] = hash(raw)
-            except TypeError:
-                key = raw
-            else:
-                key = intern(raw)
-            memo["_jitcheck_key"] = key
+            key = self.__dict__["_jitcheck_key"] = self.strict_key()
         return key
+
+    def strict_key(self) -> Any:
+        """Build the key :meth:`jitcheck_key` keeps (a subclass may build it faster)."""
+        return (type(self), *[strict_key(value) for value in compared_fields(self)])
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -220,7 +214,13 @@ def _flatten(m: OrderedMap[Any, Any]) -> tuple[list[Any], tuple[Any, ...]]:
 
 
 def _unflatten(keys: tuple[Any, ...], values: Iterable[Any]) -> OrderedMap[Any, Any]:
-    return OrderedMap(zip(keys, values))
+    # The keys come from a flattened OrderedMap, so they are distinct: skip the checks.
+    rebuilt: OrderedMap[Any, Any] = OrderedMap.__new__(OrderedMap)
+    pairs = tuple(zip(keys, values))
+    object.__setattr__(rebuilt, "_items", pairs)
+    object.__setattr__(rebuilt, "_index", dict(pairs))
+    object.__setattr__(rebuilt, "_hash", None)
+    return rebuilt
 
 
 jax.tree_util.register_pytree_with_keys(OrderedMap, _flatten_with_keys, _unflatten, _flatten)

@@ -13,6 +13,7 @@ a label (and names them in messages), it does not hide its places.
 from __future__ import annotations
 
 import heapq
+from types import FunctionType
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Generic, TypeAlias, Union
 
@@ -23,11 +24,19 @@ from jitcheck.core import memo
 from jitcheck.core.checking import PerLevel, per_level
 from jitcheck.core.events import ArgumentKey, notify_trace, traced_argument_keys
 from jitcheck.core.frozen import Frozen, OrderedMap, frozen_map
-from jitcheck.core.keys import KeyProblem, key_problems
+from jitcheck.core.keys import KeyProblem, key_problems, strict_key
 from jitcheck.core.names import N, V
+from jitcheck.core.partial import ValuePartial
 from jitcheck.core.violations import Refused, ReturnedUnlike, Violation, node_name, refusal, violation, violation_from
 
 Body: TypeAlias = Callable[..., Any]
+
+def places_key(places: tuple[Any, ...]) -> Any:
+    """The type-strict key of a tuple of places: the tuple itself when every place is a str."""
+    for place in places:
+        if type(place) is not str:
+            return strict_key(places)
+    return places
 NodeCheck: TypeAlias = Callable[[Any, "NodeDefinition[Any]"], Iterator[Violation]]
 
 
@@ -61,6 +70,40 @@ class NodeDefinition(Frozen, Generic[V]):
         if bad_keys:
             raise TypeError(f"NodeDefinition settings are keyword arguments of the body; these keys are not names: {bad_keys!r}")
         super().__post_init__()
+
+    def strict_key(self) -> Any:
+        """The node's type-strict key: class, body, places and settings (see `Frozen`).
+
+        Built flat, without a Python call per place or setting name, since every
+        node of a graph rebuilt each step is keyed anew.
+        """
+        body = self.body
+        kind = type(body)
+        if kind is FunctionType:
+            body_key: Any = body
+        elif kind is ValuePartial:
+            body_key = body._strict or body._key()
+        else:
+            body_key = strict_key(body)
+        settings = self.settings
+        settings_key: Any = ()
+        if settings:
+            parts: list[Any] = []
+            for name, value in settings._items:  # type: ignore[attr-defined]
+                parts.append(name)
+                parts.append(value if type(value) is str else strict_key(value))
+            settings_key = tuple(parts)
+        inputs: Any = self.inputs
+        for place in inputs:
+            if type(place) is not str:
+                inputs = strict_key(inputs)
+                break
+        outputs: Any = self.outputs
+        for place in outputs:
+            if type(place) is not str:
+                outputs = strict_key(outputs)
+                break
+        return (type(self), body_key, inputs, outputs, settings_key)
 
     def run(self, *args: Any) -> tuple[Any, ...]:
         """Call the body on input values and return one value per output place.
@@ -122,6 +165,21 @@ class NestingGraph(Frozen, Generic[N, V]):
                     "NodeDefinition or NestingGraph values"
                 )
         super().__post_init__()
+
+    def strict_key(self) -> Any:
+        """The graph's type-strict key: class, outputs, then each label's key and its node's key.
+
+        One nested tuple of the keys of every node, which hashes and compares in C.
+        """
+        parts: list[Any] = [type(self), None if self.outputs is None else places_key(self.outputs)]
+        for label, node in self.nodes._items:  # type: ignore[attr-defined]
+            parts.append(label if type(label) is str else strict_key(label))
+            kept = node.__dict__
+            key = kept.get("_jitcheck_key")
+            if key is None:
+                key = kept["_jitcheck_key"] = node.strict_key()
+            parts.append(key)
+        return tuple(parts)
 
     def flat(self) -> tuple[tuple[tuple[N, ...], N, NodeDefinition[V]], ...]:
         """Every node with its graph path (the labels of the graphs holding it), depth first."""
@@ -369,6 +427,27 @@ class CallableGraph(Frozen, Generic[N, V]):
             raise TypeError(f"{type(self).__name__} wraps a NestingGraph, got {type(self.graph).__name__}")
         super().__post_init__()
 
+    def jitcheck_key(self) -> Any:
+        """The graph's type-strict key, one canonical object per distinct graph.
+
+        Kept in :mod:`jitcheck.core.memo` with its hash and the result of the checks: a
+        graph rebuilt equal finds the same key object, so ``jax.jit`` compares it with
+        the one in its cache by identity, and it is not checked again.
+        """
+        memo_ = self.__dict__
+        key = memo_.get("_jitcheck_key")
+        if key is None:
+            raw = (type(self), self.graph.jitcheck_key())
+            entry = memo.graph_entry(raw)
+            if entry is None:
+                key = raw
+            else:
+                key = entry.key
+                memo_["_jitcheck_hash"] = entry.hash
+                memo_["_jitcheck_entry"] = entry
+            memo_["_jitcheck_key"] = key
+        return key
+
     @property
     def order(self) -> tuple[tuple[tuple[N, ...], N, NodeDefinition[V]], ...]:
         """The nodes in the order they run: dependency order, ties by declaration."""
@@ -438,9 +517,9 @@ def _node_problems(node: NodeDefinition[Any]) -> tuple[KeyProblem, ...]:
     found: tuple[KeyProblem, ...] | None = node.__dict__.get("_key_problems")
     if found is not None:
         return found
+    key: Any = node.jitcheck_key()
     try:
-        key: Any = node.jitcheck_key()
-        hash(node)
+        hash(key)
     except TypeError:
         key = None
     if key is not None:

@@ -1,11 +1,12 @@
-"""Bounded, thread-safe memos keyed by type-strict keys: check results and interned keys.
+"""Bounded, thread-safe memos keyed by type-strict keys: graphs already seen, and node problems.
 
 A graph rebuilt every step is equal, type-strictly, to the one built the step before.
-Its checks give the same answer, so :data:`checked` keeps the answer by the graph's
-key; :func:`intern` hands back one canonical object per distinct key, so two equal
-keys built apart compare by identity (``is``) rather than leaf by leaf. Both forget
-their oldest entries past a bound; forgetting costs only speed, never correctness
-(an equal key that is not the canonical one is compared in full).
+:func:`graph_entry` hands back one `GraphEntry` per distinct graph key: the canonical
+key object (so two equal graphs built apart compare by identity, ``is``, not leaf by
+leaf), its hash, and the result of the graph's checks once run (so a rebuilt graph is
+not checked again). Both memos forget their oldest entries past a bound; forgetting
+costs only speed, never correctness (an equal key that is not the canonical one is
+compared in full, and checked again).
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 T = TypeVar("T")
+
 
 class BoundedMemo(Generic[K, T]):
     """A mapping that keeps at most ``maxsize`` entries, dropping the oldest quarter past it.
@@ -51,28 +53,39 @@ class BoundedMemo(Generic[K, T]):
         return len(self._data)
 
 
-_interned: BoundedMemo[Hashable, Hashable] = BoundedMemo(16384)
+class GraphEntry:
+    """What is kept per distinct graph key: the canonical key, its hash, the checks' violations."""
 
-checked: BoundedMemo[Hashable, tuple[object, ...]] = BoundedMemo(1024)
-"""Every violation a graph's checks found, by the graph's key (a graph rebuilt equal is not checked again)."""
+    __slots__ = ("key", "hash", "violations")
 
-node_problems: BoundedMemo[Hashable, tuple[object, ...]] = BoundedMemo(16384)
+    def __init__(self, key: Hashable) -> None:
+        self.key = key
+        self.hash = hash(key)
+        self.violations: tuple[Any, ...] | None = None
+
+
+graphs: BoundedMemo[Hashable, GraphEntry] = BoundedMemo(1024)
+"""One `GraphEntry` per distinct graph key."""
+
+node_problems: BoundedMemo[Hashable, tuple[Any, ...]] = BoundedMemo(16384)
 """The bad-key leaves of a node, by the node's key."""
 
 
-def intern(key: K) -> K:
-    """The canonical object equal to ``key`` (``key`` itself the first time). ``key`` must hash."""
-    found = _interned.get(key)
-    if found is not None:
-        return found  # type: ignore[return-value]
-    return _interned.setdefault(key, key)  # type: ignore[return-value]
+def graph_entry(key: Hashable) -> GraphEntry | None:
+    """The entry of the graph whose type-strict key is ``key``, or None when it does not hash."""
+    try:
+        found = graphs.get(key)
+    except TypeError:
+        return None
+    if found is None:
+        found = graphs.setdefault(key, GraphEntry(key))
+    return found
 
 
 def clear() -> None:
     """Forget every memo (tests, and programs that want memory back)."""
-    _interned.clear()
-    checked.clear()
+    graphs.clear()
     node_problems.clear()
 
 
-__all__ = ["BoundedMemo", "checked", "clear", "intern", "node_problems"]
+__all__ = ["BoundedMemo", "GraphEntry", "clear", "graph_entry", "graphs", "node_problems"]

@@ -9,6 +9,7 @@ argument wherever you would write ``functools.partial``.
 from __future__ import annotations
 
 import types
+from types import FunctionType
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -61,7 +62,12 @@ class ValuePartial(Generic[R]):
         """The type-strict key: the function, the arguments and the keywords, each by :func:`strict_key`."""
         key: tuple[Any, ...] | None = self._strict
         if key is None:
-            key = (type(self), strict_key(self.func), strict_key(self.args), *[(k, strict_key(v)) for k, v in self.keywords.items()])
+            func, args = self.func, self.args
+            parts: list[Any] = [type(self), func if type(func) is FunctionType else strict_key(func), strict_key(args) if args else ()]
+            for name, value in self.keywords.items():
+                parts.append(name)
+                parts.append(value if type(value) is str else strict_key(value))
+            key = tuple(parts)
             object.__setattr__(self, "_strict", key)
         return key
 
