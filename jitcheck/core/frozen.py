@@ -65,7 +65,7 @@ class Frozen:
             return True
         if type(other) is not type(self):
             return NotImplemented
-        mine, theirs = self.jitcheck_key(), other.jitcheck_key()  # type: ignore[attr-defined]
+        mine, theirs = self.jitcheck_key(), other.jitcheck_key()
         return mine is theirs or keys_equal(mine, theirs)
 
     def __hash__(self) -> int:

@@ -13,8 +13,8 @@ a label (and names them in messages), it does not hide its places.
 from __future__ import annotations
 
 import heapq
-from types import FunctionType
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from types import FunctionType
 from typing import Any, ClassVar, Generic, TypeAlias, Union
 
 import jax
@@ -27,7 +27,15 @@ from jitcheck.core.frozen import Frozen, OrderedMap, frozen_map
 from jitcheck.core.keys import KeyProblem, key_problems, strict_key
 from jitcheck.core.names import N, V
 from jitcheck.core.partial import ValuePartial
-from jitcheck.core.violations import Refused, ReturnedUnlike, Violation, node_name, refusal, violation, violation_from
+from jitcheck.core.violations import (
+    Refused,
+    ReturnedUnlike,
+    Violation,
+    node_name,
+    refusal,
+    violation,
+    violation_from,
+)
 
 Body: TypeAlias = Callable[..., Any]
 
@@ -77,7 +85,7 @@ class NodeDefinition(Frozen, Generic[V]):
         Built flat, without a Python call per place or setting name, since every
         node of a graph rebuilt each step is keyed anew.
         """
-        body = self.body
+        body: Any = self.body
         kind = type(body)
         if kind is FunctionType:
             body_key: Any = body
@@ -523,7 +531,7 @@ def _node_problems(node: NodeDefinition[Any]) -> tuple[KeyProblem, ...]:
     except TypeError:
         key = None
     if key is not None:
-        found = memo.node_problems.get(key)  # type: ignore[assignment]
+        found = memo.node_problems.get(key)
     if found is None:
         found = tuple(key_problems(node.body, "body", callable_position=True))
         for name, value in node.settings.items():

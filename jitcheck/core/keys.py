@@ -430,7 +430,7 @@ def _kind_of(cls: type) -> Callable[[Any], Any]:
 
     if issubclass(cls, OrderedMap):
         return _ordered
-    if any(issubclass(cls, base) and cls.__eq__ is base.__eq__ for base in _STRICT_THEMSELVES):
+    if any(issubclass(cls, base) and getattr(cls, "__eq__") is getattr(base, "__eq__") for base in _STRICT_THEMSELVES):
         return _itself
     if issubclass(cls, (np.ndarray, jax.Array, jax.core.Tracer)):
         return _array

@@ -9,8 +9,8 @@ argument wherever you would write ``functools.partial``.
 from __future__ import annotations
 
 import types
-from types import FunctionType
 from collections.abc import Callable, Mapping
+from types import FunctionType
 from typing import Any, Generic, TypeVar
 
 from jitcheck.core.keys import compares_strictly, keys_equal, strict_key
@@ -38,6 +38,7 @@ class ValuePartial(Generic[R]):
     args: tuple[Any, ...]
     keywords: Mapping[str, Any]
     _hash: int | None
+    _strict: tuple[Any, ...] | None
 
     def __init__(self, func: Callable[..., R], /, *args: Any, **keywords: Any) -> None:
         if not callable(func):

@@ -9,20 +9,24 @@ with `ReturnedUnlike`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
 import jax
 import jax.tree_util
 import numpy as np
 
-from jitcheck import rules
 from jitcheck.core.checking import PerLevel
 from jitcheck.core.frozen import Frozen, OrderedMap, frozen_map
-from jitcheck.core.graphs import CallableGraph, split_outputs, trace_failure, values_problem
+from jitcheck.core.graphs import (
+    CallableGraph,
+    split_outputs,
+    trace_failure,
+    values_problem,
+)
 from jitcheck.core.keys import is_array
 from jitcheck.core.names import N, V
-from jitcheck.core.violations import Refused, Violation, node_name, refusal, violation
+from jitcheck.core.violations import Refused, Violation, node_name, refusal
 
 G = TypeVar("G", bound=CallableGraph[Any, Any])
 
