@@ -57,10 +57,7 @@ def collect(obj: object) -> list[Any]:
 def _collect_memoised(obj: Any) -> list[Any]:
     """:func:`collect`, answered from the object's :class:`~jitcheck.core.memo.GraphEntry`
     when an object of the same key (same class, type-strictly equal fields) was checked before."""
-    try:
-        hash(obj)
-    except TypeError:
-        return collect(obj)
+    obj.jitcheck_key()
     entry = obj.__dict__.get("_jitcheck_entry")
     if entry is None:
         return collect(obj)

@@ -72,8 +72,10 @@ class Frozen:
         memo: dict[str, Any] = self.__dict__
         cached: int | None = memo.get("_jitcheck_hash")
         if cached is None:
-            cached = hash(self.jitcheck_key())
-            memo["_jitcheck_hash"] = cached
+            key = self.jitcheck_key()
+            cached = memo.get("_jitcheck_hash")  # an interned key comes with its hash
+            if cached is None:
+                cached = memo["_jitcheck_hash"] = hash(key)
         return cached
 
 

@@ -99,7 +99,8 @@ class NodeDefinition(Frozen, Generic[V]):
             parts: list[Any] = []
             for name, value in settings._items:  # type: ignore[attr-defined]
                 parts.append(name)
-                parts.append(value if type(value) is str else strict_key(value))
+                kind_ = type(value)
+                parts.append(value if kind_ is str else (kind_, value) if kind_ is float or kind_ is int else strict_key(value))
             settings_key = tuple(parts)
         inputs: Any = self.inputs
         for place in inputs:

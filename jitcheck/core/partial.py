@@ -67,7 +67,8 @@ class ValuePartial(Generic[R]):
             parts: list[Any] = [type(self), func if type(func) is FunctionType else strict_key(func), strict_key(args) if args else ()]
             for name, value in self.keywords.items():
                 parts.append(name)
-                parts.append(value if type(value) is str else strict_key(value))
+                kind = type(value)
+                parts.append(value if kind is str else (kind, value) if kind is float or kind is int else strict_key(value))
             key = tuple(parts)
             object.__setattr__(self, "_strict", key)
         return key
