@@ -282,7 +282,7 @@ def check_names(graph: AnyGraph) -> Iterator[Violation]:
         for label in inner.nodes:
             for problem in key_problems(label, "label"):
                 fields = {"type": type(label).__qualname__, "graph": kind, "reason": problem.rule.title.lower()}
-                yield violation_from(rules.LABEL_BOUND, fields, graph=path, leaf=f"label {label!r}")
+                yield violation_from(rules.LABEL_BOUND, fields, graph=path, node=label, leaf="label")
     for path, label, node in nesting.flat():
         for place in (*node.inputs, *node.outputs):
             if id(place) in seen:
