@@ -470,7 +470,7 @@ IDENTITY_VALUE = _rule(
     "identity-compared-value",
     "A value compared by identity in a cache key",
     message="{subject} used as {position} is an instance of `{type}`, which compares by identity, so an equal value built again is a different jit cache key",
-    help="make `{type}` a frozen dataclass (or subclass `jitcheck.Frozen`) so that equal values are equal keys",
+    help="make `{type}` a frozen dataclass (or subclass `jitcheck.Frozen`) so that equal values are equal keys; an array it holds is data: hand it in as a graph input (a place) or a traced argument",
     why="""
 A plain object hashes by its address. It hashes, so nothing fails, but a copy built
 the same way is a different key: the graph, or the static argument, misses the
@@ -902,7 +902,7 @@ grad_loss = jax.jit(jax.grad(loss))                  # built once: one cache ent
 for batch in batches:
     grads = grad_loss(params, batch)
 """,
-    layers=(STATIC,),
+    layers=(STATIC, RUNTIME),
 )
 
 STATEFUL_FUNCTION_REBUILT = _rule(
