@@ -212,6 +212,11 @@ def findings_of(error: BaseException) -> list[Finding]:
         ]
     if type(error).__module__.startswith("beartype"):
         return [_beartype_finding(error, location, detail)]
+    from jitcheck.debug.unhashable import explain
+
+    label = explain(error)
+    if label is not None:
+        return [Finding(label.rule.code, label.message, label.help, None, location, detail)]
     text = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
     rule = rules.IMPORT_FAILED
     return [Finding(rule.code, rule.format(error=text), rule.format_help(), None, location, detail)]
