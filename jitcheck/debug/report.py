@@ -103,6 +103,7 @@ class ImportReport:
     packages: tuple[str, ...]
     modules: list[ModuleReport]
     retraces: list[Any]
+    compiles: list[Any] = dataclasses.field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:
@@ -122,6 +123,15 @@ class ImportReport:
             "beartype_packages": list(self.packages),
             "modules": [m.to_json() for m in self.modules],
             "retraces": [r.to_json() for r in self.retraces],
+            "compiles": [
+                {
+                    "transformation": c.transformation,
+                    "function": c.function,
+                    "location": None if c.location is None else {**c.location.to_json(), "file": _shown_path(c.location.file)},
+                    "count": c.count,
+                }
+                for c in self.compiles
+            ],
             "summary": {
                 "modules": len(self.modules),
                 "graphs_traced": sum(1 for r in graphs if r.kind == "traced"),
@@ -350,7 +360,9 @@ def from_records(targets: Sequence[str], packages: Sequence[str]) -> ImportRepor
         report.graphs += _named([record], names_here)
     for report in modules.values():
         report.graphs = _without_covered(report.graphs)
-    return ImportReport(tuple(targets), tuple(packages), list(modules.values()), retrace_reports())
+    from jitcheck.debug.compiles import compile_records
+
+    return ImportReport(tuple(targets), tuple(packages), list(modules.values()), retrace_reports(), compile_records())
 
 
 def _named(found: list[Any], names_here: dict[int, str]) -> list[tuple[str | None, Any]]:
@@ -453,6 +465,13 @@ def render_text(report: ImportReport) -> str:
             lines += ["  " + line for line in str(finding).splitlines()]
     from jitcheck.debug.retrace import render_collapsed
 
+    if report.compiles:
+        lines.append("")
+        lines.append("compiles of jax.jit / jax.pmap / eqx.filter_jit in your code:")
+        for found in report.compiles:
+            where = found.location
+            at = f"{_shown_path(where.file)}:{where.line}:{where.column}" if where else "<unknown>"
+            lines.append(f"  {at}: {found.transformation} of `{found.function}`: {found.count} compile{'s' if found.count != 1 else ''}")
     for retrace in render_collapsed(report.retraces, _shown_path):
         lines.append("")
         lines.append(retrace)
