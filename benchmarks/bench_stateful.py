@@ -363,7 +363,7 @@ def run(quick: bool) -> Section:
         "which is which: brainstate.transform.jit compiles the function with its states threaded through "
         "(the peer a user would pick); brainstate.transform.StatefulFunction called directly evaluates its "
         "jaxpr op by op, eagerly, and is shown for reference only. The target is against the compiled one",
-        "training step: a real step (loss, jax.value_and_grad, SGD update of all eleven States); the pure "
+        "training step: a real step (loss, jax.value_and_grad, SGD update of all seven States (three weights, three biases, the counter)); the pure "
         "jax.jit baseline gets the new parameters back and passes them to the next step, as a training loop does",
         "first trace: make_jaxpr on a newly built StatefulFunction (construction included) against "
         "jax.make_jaxpr of a new functools.partial of the pure function; brainstate likewise",
