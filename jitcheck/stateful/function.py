@@ -595,7 +595,7 @@ def _pairs(value: Any) -> tuple[tuple[Hashable, int], ...] | None:
             hash(pair[0])
         except TypeError:
             return None
-    return pairs  # type: ignore[return-value]
+    return pairs
 
 
 def _state_arguments(record: Record) -> tuple[tuple[str, ArgumentKey], ...]:

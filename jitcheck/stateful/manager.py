@@ -52,12 +52,12 @@ class StateDictManager(dict[Hashable, State]):
             )
         super().__setitem__(key, state)
 
-    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def update(self, *args: Any, **kwargs: Any) -> None:
         """``dict.update``, every value checked to be a State."""
         for key, state in dict(*args, **kwargs).items():
             self[key] = state
 
-    def setdefault(self, key: Hashable, default: State | None = None) -> State:  # type: ignore[override]
+    def setdefault(self, key: Hashable, default: State | None = None) -> State:
         """``dict.setdefault``, the default checked to be a State."""
         if key not in self:
             self[key] = default  # type: ignore[assignment]
