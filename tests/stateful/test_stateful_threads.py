@@ -30,7 +30,7 @@ def _run(workers: list[Callable[[], None]]) -> list[BaseException]:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=120)
+        thread.join(timeout=900)
     assert not any(thread.is_alive() for thread in threads), "a thread hung"
     return errors
 
