@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -11,6 +12,7 @@ TABLE = ROOT / "docs" / "coverage.md"
 REFERENCE = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 
 
+@functools.cache
 def defined_tests(path: Path) -> set[str]:
     """The names of the test functions defined in a test file (module level or in classes)."""
     tree = ast.parse(path.read_text(), str(path))

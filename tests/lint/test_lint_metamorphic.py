@@ -141,3 +141,28 @@ def json_findings(root: Path) -> list[dict[str, object]]:
     with contextlib.redirect_stdout(out):
         main([str(root), "--no-cache", "--output-format", "json"])
     return list(json.loads(out.getvalue()))
+
+
+MODEL_CLASS = "class Model:\n    def step(self, x):\n        return x * 2\n"
+MODEL_USE = """\
+import jax
+
+
+def run(x):
+    model = Model()
+    for i in range(3):
+        y = jax.jit(model.step)(x)
+    return y
+"""
+
+
+def test_class_with_a_method_moved_to_another_module_keeps_its_findings_needs_project_index(tmp_path: Path) -> None:
+    """A bound method of an imported class is still JC101 (waits for the project index to resolve the instance)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.jitcheck]\n")
+    (tmp_path / "together.py").write_text(MODEL_USE.replace("\n\ndef run", f"\n\n{MODEL_CLASS}\n\ndef run", 1))
+    (tmp_path / "apart").mkdir()
+    (tmp_path / "apart" / "model_lib.py").write_text(MODEL_CLASS)
+    (tmp_path / "apart" / "main_module.py").write_text(MODEL_USE.replace("import jax\n", "import jax\nfrom model_lib import Model\n", 1))
+    rows = json_findings(tmp_path)
+    by_file = {name: [row["code"] for row in rows if str(row["filename"]).endswith(name)] for name in ("together.py", "main_module.py")}
+    assert by_file == {"together.py": ["JC101"], "main_module.py": ["JC101"]}
