@@ -12,6 +12,7 @@ methods (and :func:`jitcheck.server.project.Project` passes it to the check).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Protocol
 
@@ -38,15 +39,29 @@ def module_names(path: Path) -> frozenset[str]:
     return frozenset(".".join(parts[index:]) for index in range(len(parts)))
 
 
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)
+
+
 def imported_names(path: Path, text: str) -> frozenset[str] | None:
-    """The dotted names a module imports (relative imports resolved against ``path``); None if it does not parse."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
+    """The dotted names a module imports (relative imports resolved against ``path``); None if none can be read.
+
+    Only the import statements are read (found by their spelling, each parsed alone),
+    so a file being typed keeps its imports while some other line does not parse.
+    """
     package = list(path.parent.parts[1:] if path.is_absolute() else path.parent.parts)
     names: set[str] = set()
-    for node in ast.walk(tree):
+    nodes: list[ast.AST] = []
+    for match in _IMPORT.finditer(text):
+        try:
+            nodes += ast.parse(match.group(0).strip().split(";")[0]).body
+        except SyntaxError:
+            continue
+    if not nodes and ("import" in text):
+        try:
+            ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")

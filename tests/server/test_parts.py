@@ -64,7 +64,9 @@ def test_the_import_index_finds_absolute_and_relative_importers() -> None:
     index.update(Path("/w/pkg/sub/deep.py"), "from ..model import x")
     index.update(Path("/w/other.py"), "import os\nfrom pkg import train")
     assert index.dependents(Path("/w/pkg/model.py")) == {Path("/w/pkg/train.py"), Path("/w/run.py"), Path("/w/pkg/sub/deep.py")}
-    index.update(Path("/w/pkg/train.py"), "def broken(:")  # keeps what it imported while it does not parse
+    index.update(Path("/w/pkg/train.py"), "from .model import x\ndef broken(:")  # its imports read while it does not parse
+    assert Path("/w/pkg/train.py") in index.dependents(Path("/w/pkg/model.py"))
+    index.update(Path("/w/pkg/train.py"), "from .model import (x,\n")  # an import being typed: the last ones kept
     assert Path("/w/pkg/train.py") in index.dependents(Path("/w/pkg/model.py"))
     index.remove(Path("/w/run.py"))
     assert Path("/w/run.py") not in index.dependents(Path("/w/pkg/model.py"))
