@@ -2,11 +2,16 @@
 
 The seam: the server holds one object with the :class:`ProjectIndex` methods and
 tells it about every file it sees (``update``) and forgets (``remove``); after a
-change it re-judges ``dependents(path)``. :class:`ImportIndex` is the index used until
-the static pass has a project index of its own: it reads each file's imports with
-``ast`` and maps module names to files by their path. A static-pass index that
-judges one file with facts from another plugs in here by providing the same three
-methods (and :func:`jitcheck.server.project.Project` passes it to the check).
+change it re-judges ``dependents(path)``. :class:`ImportIndex` answers from each
+file's import statements (read by their spelling, so a file being typed keeps its
+imports) and maps module names to files by their path.
+
+The static pass's own project index (:class:`jitcheck.lint.index.ProjectIndex`, module
+summaries joined by name) lets ``analyze`` judge one file with facts from another;
+its command-line wiring (``check_text`` taking the index) is not on main yet. When it
+is, an index here also keeps ``jitcheck.lint.index.summarize`` of each file, the
+server passes the joined index to the check, and a part's key in
+:mod:`jitcheck.server.slices` takes in the digest of the summaries it imports.
 """
 
 from __future__ import annotations
