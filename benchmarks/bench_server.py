@@ -68,7 +68,7 @@ async def _rounds(path: Path, repeat: int, debounce_ms: int) -> tuple[list[float
     first = await arrived.get()
     findings = len(first.diagnostics)
     line = text.split("\n").index("def loss_0(params, x):") + 1  # the body line below it is edited
-    old = text.split("\n")[line]
+    current = {"text": text.split("\n")[line]}
 
     async def change(version: int) -> float:
         new = f"    return jnp.mean((x @ params) ** {version % 7 + 2})"
@@ -76,13 +76,11 @@ async def _rounds(path: Path, repeat: int, debounce_ms: int) -> tuple[list[float
         client.text_document_did_change(types.DidChangeTextDocumentParams(
             types.VersionedTextDocumentIdentifier(version=version, uri=uri),
             [types.TextDocumentContentChangePartial(
-                types.Range(types.Position(line, 0), types.Position(line, len(change.current))), new)]))
+                types.Range(types.Position(line, 0), types.Position(line, len(current["text"]))), new)]))
         while (await arrived.get()).version != version:
             pass
-        change.current = new
+        current["text"] = new
         return time.perf_counter() - start
-
-    change.current = old  # type: ignore[attr-defined]
 
     async def cold() -> float:
         start = time.perf_counter()

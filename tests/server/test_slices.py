@@ -40,7 +40,7 @@ def test_every_fixture_gets_the_whole_modules_findings(path: Path) -> None:
 
 def rule_cases() -> list[str]:
     cases = {**TRUE_POSITIVES, **TRUE_NEGATIVES}
-    return [HEADER + textwrap.dedent(case[0] if isinstance(case, tuple) else case) for case in cases.values()]
+    return [HEADER + textwrap.dedent(str(case[0] if isinstance(case, tuple) else case)) for case in cases.values()]
 
 
 def test_every_rule_case_and_python_block_of_the_docs_gets_the_whole_modules_findings() -> None:
