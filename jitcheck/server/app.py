@@ -9,7 +9,6 @@ configuration and re-judges every open file.
 from __future__ import annotations
 
 import asyncio
-import logging
 from pathlib import Path
 
 from lsprotocol import types
@@ -24,8 +23,6 @@ from jitcheck.server.positions import UTF8, UTF16, UTF32, Span
 from jitcheck.server.project import Project
 from jitcheck.server.ruledocs import default_base, hover_markdown
 from jitcheck.server.session import Judged, Options, is_pyproject
-
-log = logging.getLogger(__name__)
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage("python")], notebook="*")],
