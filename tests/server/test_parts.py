@@ -80,3 +80,21 @@ def test_notebook_findings_go_back_to_their_cells() -> None:
     findings = check_source(joined.text)
     per_cell = notebooks.split(findings, joined.starts)
     assert per_cell[0] == [] and [(f.code, f.line, f.column) for f in per_cell[1]] == [("JC104", 3, 13)]
+
+
+def test_the_project_judges_with_the_files_configuration_as_the_command_line_does(tmp_path: Path) -> None:
+    from jitcheck.server.project import Project
+
+    source = "import jax\n\ndef run(xs):\n    for x in xs:\n        jax.jit(lambda v: v)(x)\n"
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.jitcheck]\nexclude = ["generated/"]\nper-file-ignores = { "tests/*" = ["JC104"] }\n')
+    project = Project()
+    assert [f.code for f in project.judge(tmp_path / "src.py", source).findings] == ["JC104"]
+    assert project.judge(tmp_path / "tests" / "test_a.py", source).findings == ()
+    assert project.judge(tmp_path / "generated" / "g.py", source).findings == ()
+    assert project.judge(tmp_path / "src.py", "").findings == ()  # a new, empty buffer
+    (tmp_path / "pyproject.toml").write_text('[tool.jitcheck]\nselect = ["JC9"]\n')
+    assert project.judge(tmp_path / "src.py", source).error is None  # still the configuration read first
+    project.reload_configuration()
+    judged = project.judge(tmp_path / "src.py", source)
+    assert judged.findings == () and judged.error is not None and "pyproject.toml" in str(judged.error)
