@@ -91,7 +91,7 @@ class JitcheckServer(LanguageServer):
         source = notebooks.joined(texts)
         judgement = self.project.judge(self.path_of(notebook_uri), source.text)
         self.report(judgement.error)
-        for cell, text, findings in zip(cells, texts, notebooks.split(judgement.findings, source.starts), strict=True):
+        for cell, text, findings in zip(cells, texts, notebooks.split(judgement.findings, source), strict=True):
             self.judged[cell] = Judged(self.workspace.get_text_document(cell).version, text, tuple(findings), None)
             self.publish(cell)
 

@@ -76,9 +76,9 @@ def test_the_import_index_finds_absolute_and_relative_importers() -> None:
 def test_notebook_findings_go_back_to_their_cells() -> None:
     cells = ["import jax\n!pip install jax", "for x in range(3):\n    %time jax.jit(lambda v: v)(x)\n    jax.jit(lambda v: v)(x)"]
     joined = notebooks.joined(cells)
-    assert joined.starts == (1, 3)
+    assert [cell for cell, _ in joined.starts] == [0, 1]
     findings = check_source(joined.text)
-    per_cell = notebooks.split(findings, joined.starts)
+    per_cell = notebooks.split(findings, joined)
     assert per_cell[0] == [] and [(f.code, f.line, f.column) for f in per_cell[1]] == [("JC104", 3, 13)]
 
 
