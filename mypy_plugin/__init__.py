@@ -42,7 +42,7 @@ from mypy_plugin.bounds import bound_findings, element_findings, roles_within
 from mypy_plugin.codes import ERROR_CODES, Finding
 from mypy_plugin.config import DEFAULT_BODY_PARAMS, ConfigError, PluginConfig
 from mypy_plugin.hashability import Env
-from mypy_plugin.roles import NODE_MAPPINGS, is_graph_class, is_node_class
+from mypy_plugin.roles import GRAPH_CLASSES, NODE_MAPPINGS, ROLE_OF_TYPEVAR, is_graph_class, is_node_class
 
 
 def _source_digest() -> str:
@@ -62,6 +62,8 @@ __version__ = f"{jitcheck.__version__}+{_source_digest()}"
 _TYPESHED = os.path.join(os.path.dirname(mypy.__file__), "typeshed") + os.sep
 _SITE = os.sep + "site-packages" + os.sep
 _DIST = os.sep + "dist-packages" + os.sep
+_ROLES_MODULE = next(iter(ROLE_OF_TYPEVAR)).rpartition(".")[0]
+"""The module of jitcheck's Label and Place TypeVars: every graph class needs it loaded."""
 
 
 class JitcheckPlugin(Plugin):
@@ -75,6 +77,8 @@ class JitcheckPlugin(Plugin):
             raise CompileError([str(error)]) from None
         self._bypass: set[str] = set()
         self._graph_classes: dict[str, bool] = {}
+        self._reported_bounds: set[tuple[str, str, str]] = set()
+        self._graph_names: frozenset[str] = frozenset(GRAPH_CLASSES) | frozenset(self.config.graph_classes)
 
     def set_modules(self, modules: dict[str, MypyFile]) -> None:
         super().set_modules(modules)
@@ -106,8 +110,12 @@ class JitcheckPlugin(Plugin):
         instance = get_proper_type(analyzed)
         if isinstance(instance, Instance) and instance.args and not has_placeholder(instance):
             env = self._env(ctx.api.options)
-            found = bound_findings(instance, ctx.context, env, self.config.graph_classes, arg_contexts=ctx.type.args)
-            self._report(ctx.api.fail, found)
+            found = bound_findings(
+                instance, ctx.context, env, self.config.graph_classes, arg_contexts=ctx.type.args, reported_bounds=self._reported_bounds
+            )
+            # mypy's type analyser has note() beside fail(), though its plugin interface names only fail().
+            note: Callable[..., object] = getattr(ctx.api, "note", ctx.api.fail)
+            self._report(ctx.api.fail, note, found)
         return analyzed
 
     # Calls: inferred type arguments, node bodies, settings.
@@ -124,8 +132,9 @@ class JitcheckPlugin(Plugin):
         returned = get_proper_type(ctx.default_return_type)
         if isinstance(returned, Instance) and is_graph_class(returned.type, extra):
             already = roles_within((arg for args in ctx.args for arg in args), env.type_of, extra)
-            found += bound_findings(returned, ctx.context, env.env, extra, already=already)
-            found += element_findings(returned, ctx.callee_arg_names, ctx.args, env.type_of, env.env, extra)
+            elements, at_elements = element_findings(returned, ctx.callee_arg_names, ctx.args, env.type_of, env.env, extra)
+            found += bound_findings(returned, ctx.context, env.env, extra, already=already | at_elements, reported_bounds=self._reported_bounds)
+            found += elements
         info = self._class(fullname)
         node_class = info is not None and is_node_class(info)
         body_params = self.config.constructors.get(fullname) or (DEFAULT_BODY_PARAMS if node_class else ())
@@ -137,7 +146,7 @@ class JitcheckPlugin(Plugin):
                     found += settings_findings(arg, env)
                 elif name in NODE_MAPPINGS and info is not None and not node_class:
                     found += graph_node_findings(arg, env)
-        self._report(ctx.api.fail, found)
+        self._report(ctx.api.fail, ctx.api.msg.note, found)
         return ctx.default_return_type
 
     # What a class body says about hashing, kept in the cache with the class.
@@ -152,10 +161,12 @@ class JitcheckPlugin(Plugin):
 
     # Helpers.
 
-    def _report(self, fail: Callable[..., object], found: Iterable[Finding]) -> None:
+    def _report(self, fail: Callable[..., object], note: Callable[..., object], found: Iterable[Finding]) -> None:
         for finding in found:
             if finding.rule.code not in self.config.ignore:
                 fail(finding.message, finding.context, code=finding.code)
+                for line in finding.notes:
+                    note(line, finding.context, code=finding.code)
 
     def _env(self, options: Options) -> Env:
         return Env(options, self._is_stub)
@@ -174,13 +185,16 @@ class JitcheckPlugin(Plugin):
         return None
 
     def _is_graph(self, fullname: str) -> bool:
+        # mypy asks this for every name it analyses (about 200,000 times on a large
+        # codebase): answered from set and dict lookups unless jitcheck's graph
+        # TypeVars are loaded and the name is new.
+        if fullname in self._graph_names:
+            return True
         known = self._graph_classes.get(fullname)
         if known is not None:
             return known
-        if fullname in self.config.graph_classes:
-            return True
-        if self._modules is None:
-            return False
+        if self._modules is None or (_ROLES_MODULE not in self._modules and not self.config.graph_classes):
+            return False  # no jitcheck graph in this build: no class can subclass one
         symbol = self.lookup_fully_qualified(fullname)
         node = symbol.node if symbol is not None else None
         if isinstance(node, TypeInfo) and node.mro:
