@@ -21,12 +21,13 @@ from pathlib import Path
 import mypy
 from mypy.checker import TypeChecker
 from mypy.errors import CompileError
-from mypy.nodes import Expression, MypyFile, PlaceholderNode, TypeInfo
+from mypy.nodes import CallExpr, Context, Decorator, Expression, MypyFile, PlaceholderNode, TypeInfo
 from mypy.options import Options
 from mypy.plugin import (
     AnalyzeTypeContext,
     ClassDefContext,
     FunctionContext,
+    MethodContext,
     Plugin,
     ReportConfigContext,
 )
@@ -42,6 +43,17 @@ from mypy_plugin.bounds import bound_findings, element_findings, roles_within
 from mypy_plugin.codes import ERROR_CODES, Finding
 from mypy_plugin.config import DEFAULT_BODY_PARAMS, ConfigError, PluginConfig
 from mypy_plugin.hashability import Env
+from mypy_plugin.jit import (
+    JIT_BUILDERS,
+    JIT_WRAPPER_CALL,
+    LoopSites,
+    SourceSpecs,
+    StaticSpec,
+    module_of,
+    rebuilt_method_findings,
+    refers_to_decorator,
+    static_call_findings,
+)
 from mypy_plugin.roles import GRAPH_CLASSES, NODE_MAPPINGS, ROLE_OF_TYPEVAR, is_graph_class, is_node_class
 
 
@@ -78,6 +90,9 @@ class JitcheckPlugin(Plugin):
         self._bypass: set[str] = set()
         self._graph_classes: dict[str, bool] = {}
         self._reported_bounds: set[tuple[str, str, str]] = set()
+        self._static_specs: dict[str, StaticSpec | None] = {}
+        self._source_specs = SourceSpecs()
+        self._loop_sites = LoopSites()
         self._graph_names: frozenset[str] = frozenset(GRAPH_CLASSES) | frozenset(self.config.graph_classes)
 
     def set_modules(self, modules: dict[str, MypyFile]) -> None:
@@ -123,7 +138,61 @@ class JitcheckPlugin(Plugin):
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         if fullname in self.config.constructors or self._is_graph(fullname):
             return functools.partial(self._check_call, fullname)
+        if fullname in JIT_BUILDERS:
+            return functools.partial(self._check_jit_builder, JIT_BUILDERS[fullname])
+        if self._static_spec(fullname) is not None:
+            return self._check_jitted_function_call  # eqx.filter_jit keeps the function's own type
         return None
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        if fullname == JIT_WRAPPER_CALL:
+            return self._check_jitted_call
+        return None
+
+    # jax.jit call sites.
+
+    def _check_jit_builder(self, builder: str, ctx: FunctionContext) -> Type:
+        if isinstance(ctx.context, CallExpr) and isinstance(ctx.api, TypeChecker):
+            function = ctx.api.scope.current_function()
+            env = CallEnv(self._env(ctx.api.options), _type_lookup(ctx))
+            found = rebuilt_method_findings(ctx.context, builder, function, self._loop_sites, env)
+            self._report(ctx.api.fail, ctx.api.msg.note, found)
+        return ctx.default_return_type
+
+    def _check_jitted_call(self, ctx: MethodContext) -> Type:
+        self._check_static_arguments(ctx.context, ctx)
+        return ctx.default_return_type
+
+    def _check_jitted_function_call(self, ctx: FunctionContext) -> Type:
+        self._check_static_arguments(ctx.context, ctx)
+        return ctx.default_return_type
+
+    def _check_static_arguments(self, call: Context, ctx: FunctionContext | MethodContext) -> None:
+        if not isinstance(call, CallExpr):
+            return
+        decorator = refers_to_decorator(call.callee)
+        spec = self._static_spec(decorator.fullname) if decorator is not None else None
+        if decorator is None or spec is None:
+            return
+        env = CallEnv(self._env(ctx.api.options), _type_lookup(ctx))
+        self._report(ctx.api.fail, ctx.api.msg.note, static_call_findings(call, decorator, spec, env))
+
+    def _static_spec(self, fullname: str) -> StaticSpec | None:
+        """The static positions of the jitted function ``fullname``, from its decorator; None for another name."""
+        if fullname in self._static_specs:
+            return self._static_specs[fullname]
+        spec = None
+        if self._modules is not None and "jax" in self._modules:
+            symbol = self.lookup_fully_qualified(fullname)
+            if symbol is not None and isinstance(symbol.node, Decorator):
+                module = module_of(fullname, self._modules.__contains__)
+                tree = self._modules.get(module) if module is not None else None
+                if tree is not None and module is not None and fullname == f"{module}.{symbol.node.name}":
+                    spec = self._source_specs.spec(tree.path, symbol.node.name)
+            elif symbol is None:
+                return None  # not known yet: asked again
+        self._static_specs[fullname] = spec
+        return spec
 
     def _check_call(self, fullname: str, ctx: FunctionContext) -> Type:
         env = CallEnv(self._env(ctx.api.options), _type_lookup(ctx))
@@ -213,7 +282,7 @@ def _record_facts(ctx: ClassDefContext) -> None:
         facts.record(ctx.cls, ctx.api.is_stub_file)
 
 
-def _type_lookup(ctx: FunctionContext) -> Callable[[Expression], Type | None]:
+def _type_lookup(ctx: FunctionContext | MethodContext) -> Callable[[Expression], Type | None]:
     """The types mypy stored for the call's expressions (never re-inferred: no duplicate errors)."""
     api = ctx.api
     if isinstance(api, TypeChecker):

@@ -126,8 +126,9 @@ def _value_findings(expr: Expression, env: CallEnv, position: str, *, hashing: b
         args = call_arguments(expr) if isinstance(expr, CallExpr) else "..."
         yield Finding(partial, expr, {"position": position, "subject": expr_text(expr), "args": args})
         return
-    if isinstance(expr, MemberExpr) and _is_bound_method(expr, env):
-        yield Finding(rules.BOUND_METHOD, expr, {"position": position, "subject": expr_text(expr)}, help=BODY_METHOD_FIX)
+    if isinstance(expr, MemberExpr) and is_bound_method(expr, env):
+        fix = BODY_METHOD_FIX if "node" in position else None
+        yield Finding(rules.BOUND_METHOD, expr, {"position": position, "subject": expr_text(expr)}, help=fix)
         return
     if isinstance(expr, NameExpr) and expr.kind == LDEF and isinstance(expr.node, (FuncDef, Decorator, OverloadedFuncDef)):
         yield Finding(rules.NESTED_FUNCTION, expr, {"position": position, "subject": expr.name})
@@ -177,7 +178,7 @@ def _partial_rule(typ: Type | None) -> Rule | None:
     return None
 
 
-def _is_bound_method(expr: MemberExpr, env: CallEnv) -> bool:
+def is_bound_method(expr: MemberExpr, env: CallEnv) -> bool:
     """``receiver.method`` where the receiver is an instance and ``method`` an instance method.
 
     A receiver that is a module-level object is the same object each time the graph
@@ -261,4 +262,4 @@ def _mapping_value_type(typ: Type | None) -> Type | None:
     return None
 
 
-__all__ = ["BODY", "CallEnv", "GRAPH_NODE", "body_findings", "graph_node_findings", "settings_findings"]
+__all__ = ["BODY", "CallEnv", "GRAPH_NODE", "body_findings", "graph_node_findings", "is_bound_method", "settings_findings"]

@@ -26,30 +26,34 @@ follow_imports = "skip"
 """
 
 
-def _cold_then_warm(tmp_path: Path, plugins: list[str], extra: str = "") -> tuple[Report, Report]:
+def _cold_then_warm(tmp_path: Path, plugins: list[str], extra: str = "", uses: tuple[str, ...] = ("cacheuse",)) -> tuple[Report, Report]:
     for case in CASES.glob("*.py"):
         shutil.copy(case, tmp_path / case.name)
     listed = ", ".join(f'"{p}"' for p in plugins)
     (tmp_path / "pyproject.toml").write_text(
         f'[tool.mypy]\nstrict = true\nplugins = [{listed}]\nmypy_path = "{ROOT.as_posix()}"\n{extra}'
     )
-    use = tmp_path / "cacheuse.py"
-    args = ["--config-file", "pyproject.toml", "--cache-dir", str(tmp_path / "cache"), "-v", "cacheuse.py"]
+    files = [tmp_path / f"{use}.py" for use in uses]
+    args = ["--config-file", "pyproject.toml", "--cache-dir", str(tmp_path / "cache"), "-v", *(f.name for f in files)]
 
     cold = run_mypy(args, cwd=tmp_path)
-    assert not mismatches(use, cold), "\n".join(mismatches(use, cold))
+    for use in files:
+        assert not mismatches(use, cold), "\n".join(mismatches(use, cold))
+        use.write_text(use.read_text() + "# edited: checked again, with the library from the cache\n")
 
-    use.write_text(use.read_text() + "# edited: checked again, with cachelib from the cache\n")
     warm = run_mypy(args, cwd=tmp_path)
-    assert "Metadata fresh for cachelib" in warm.stderr, "cachelib was not read from the cache"
-    assert "Metadata fresh for cacheuse" not in warm.stderr
-    assert not mismatches(use, warm), "\n".join(mismatches(use, warm))
+    for use in uses:
+        library = use.replace("use", "lib")
+        assert f"Metadata fresh for {library}" in warm.stderr, f"{library} was not read from the cache"
+        assert f"Metadata fresh for {use}" not in warm.stderr
+    for use in files:
+        assert not mismatches(use, warm), "\n".join(mismatches(use, warm))
     assert warm.error_keys() == cold.error_keys()
     return cold, warm
 
 
-def test_cached_classes_are_judged_like_fresh_ones(tmp_path: Path) -> None:
-    _cold_then_warm(tmp_path, ["mypy_plugin"])
+def test_cached_classes_and_jitted_functions_are_judged_like_fresh_ones(tmp_path: Path) -> None:
+    _cold_then_warm(tmp_path, ["mypy_plugin"], uses=("cacheuse", "jituse"))
 
 
 @pytest.mark.parametrize("plugins", [["mypy_plugin", "pydantic.mypy"], ["pydantic.mypy", "mypy_plugin"]], ids=["ours-first", "pydantic-first"])
