@@ -54,6 +54,7 @@ from mypy_plugin.jit import (
     refers_to_decorator,
     static_call_findings,
 )
+from mypy_plugin.resolution import found_by_mypy, imports_jitcheck, unresolved_messages
 from mypy_plugin.roles import GRAPH_CLASSES, NODE_MAPPINGS, ROLE_OF_TYPEVAR, is_graph_class, is_node_class
 
 
@@ -88,6 +89,7 @@ class JitcheckPlugin(Plugin):
         except ConfigError as error:
             raise CompileError([str(error)]) from None
         self._bypass: set[str] = set()
+        self._resolution_checked = False
         self._graph_classes: dict[str, bool] = {}
         self._reported_bounds: set[tuple[str, str, str]] = set()
         self._static_specs: dict[str, StaticSpec | None] = {}
@@ -98,6 +100,17 @@ class JitcheckPlugin(Plugin):
     def set_modules(self, modules: dict[str, MypyFile]) -> None:
         super().set_modules(modules)
         self._graph_classes.clear()
+
+    def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
+        # Called once per module parsed: the first that imports jitcheck checks, once,
+        # that mypy can find it (see resolution.py); a run that cannot is refused.
+        if not self._resolution_checked:
+            line = imports_jitcheck(file)
+            if line is not None:
+                self._resolution_checked = True
+                if not found_by_mypy(self.options):
+                    raise CompileError(unresolved_messages(file.path, line), use_stdout=True)
+        return []
 
     def report_config_data(self, ctx: ReportConfigContext) -> object:
         """The options, for the modules they can change (not typeshed's or installed packages')."""
