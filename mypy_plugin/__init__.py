@@ -87,7 +87,8 @@ class JitcheckPlugin(Plugin):
         try:
             self.config: PluginConfig = config_module.load(options.config_file)
         except ConfigError as error:
-            raise CompileError([str(error)]) from None
+            # Every bad option, on stdout beside mypy's own errors, before any module is checked.
+            raise CompileError(error.lines, use_stdout=True) from None
         self._bypass: set[str] = set()
         self._resolution_checked = False
         self._graph_classes: dict[str, bool] = {}

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final
 
 from mypy.nodes import Context, Expression
-from mypy.types import Instance, Type, UnionType, get_proper_type
+from mypy.maptype import map_instance_to_supertype
+from mypy.types import Instance, TupleType, Type, UnionType, get_proper_type
 
 from jitcheck import rules
 from mypy_plugin.codes import Finding
@@ -93,8 +94,10 @@ def element_findings(
         role, keys = ELEMENT_ROLES[formal]
         for actual in actuals:
             elements = literal_keys(actual, NODE_MAPS) if keys else literal_items(actual)
-            for element in elements:
-                typ = type_of(element)
+            # Written out: each element's own type. A variable (``places: tuple[Loose, ...]``):
+            # the item types of its type, which mypy may have joined away (``NodeDefinition[object]``).
+            typed = [(e, type_of(e)) for e in elements] if elements else [(actual, t) for t in _item_types(type_of(actual), keys)]
+            for element, typ in typed:
                 if typ is None:
                     continue
                 written = type_text(typ, env.options)
@@ -102,6 +105,20 @@ def element_findings(
                     found.append(_finding(role, written, instance.type.name, problem, element))
                     pairs.add((role, str(typ)))
     return found, frozenset(pairs)
+
+
+def _item_types(typ: Type | None, keys: bool) -> list[Type]:
+    """The element types of a collection type: a tuple's items, an iterable's item, a mapping's key."""
+    proper = get_proper_type(typ) if typ is not None else None
+    if isinstance(proper, TupleType):
+        return list(proper.items)
+    if isinstance(proper, Instance):
+        wanted = "typing.Mapping" if keys else "typing.Iterable"
+        for base in proper.type.mro:
+            if base.fullname == wanted:
+                mapped = map_instance_to_supertype(proper, base)
+                return [mapped.args[0]] if mapped.args else []
+    return []
 
 
 def roles_within(args: Iterable[Expression], type_of: Callable[[Expression], Type | None], extra: Mapping[str, Roles]) -> frozenset[tuple[str, str]]:

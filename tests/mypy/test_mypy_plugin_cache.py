@@ -42,10 +42,10 @@ def _cold_then_warm(tmp_path: Path, plugins: list[str], extra: str = "", uses: t
         use.write_text(use.read_text() + "# edited: checked again, with the library from the cache\n")
 
     warm = run_mypy(args, cwd=tmp_path)
-    for use in uses:
-        library = use.replace("use", "lib")
+    for name in uses:
+        library = name.replace("use", "lib")
         assert f"Metadata fresh for {library}" in warm.stderr, f"{library} was not read from the cache"
-        assert f"Metadata fresh for {use}" not in warm.stderr
+        assert f"Metadata fresh for {name}" not in warm.stderr
     for use in files:
         assert not mismatches(use, warm), "\n".join(mismatches(use, warm))
     assert warm.error_keys() == cold.error_keys()

@@ -18,13 +18,17 @@ SELF_CHECKED = ("jitcheck", "mypy_plugin")
 def report(mypy_cache: Path) -> Report:
     """One mypy --strict run, with the repository's config (plugin on), over the cases and jitcheck itself."""
     cases = CASES_DIR.relative_to(ROOT).as_posix()
-    return run_mypy(["--strict", "--config-file", "pyproject.toml", "--cache-dir", str(mypy_cache), cases, *SELF_CHECKED])
+    return run_mypy(["--strict", "--show-column-numbers", "--config-file", "pyproject.toml", "--cache-dir", str(mypy_cache), cases, *SELF_CHECKED])
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda path: path.stem)
 def test_case_draws_exactly_its_marked_errors(report: Report, case: Path) -> None:
     problems = mismatches(case, report)
     assert not problems, "\n".join(problems)
+
+
+def test_carets_are_checked(report: Report) -> None:
+    assert all(m.column is not None for m in report.errors()), "mypy printed no columns: mypy-caret markers would go unchecked"
 
 
 def test_jitcheck_and_the_plugin_pass_strict_with_the_plugin_on(report: Report) -> None:

@@ -59,3 +59,14 @@ mixed_arrays = NodeDefinition(double, ("x", jnp.ones(3)), ("y",))  # mypy-expect
 mixed_labels = NestingGraph(OrderedMap({"a": node, EqOnly((1,)): node}))  # mypy-expect: jitcheck-label # mypy-says: JC301 ( # mypy-says: "EqOnly" is not a valid Label of "NestingGraph"
 mixed_outputs = NestingGraph(OrderedMap({"a": node}), outputs=("y", MutableName("z")))  # mypy-expect: misc, jitcheck-place
 mixed_values = GraphWithValues(graph, OrderedMap([("x", jnp.ones(3)), (EqOnly((2,)), jnp.ones(3))]))  # mypy-expect: jitcheck-place
+
+
+# A variable of places: mypy joins its item type away (NodeDefinition[object]); the argument's type is judged.
+def lost_argument(loose_places: tuple[MutableName, ...], good_places: tuple[str, ...], listed: list[MutableName]) -> None:
+    NodeDefinition(double, loose_places, ("y",))  # mypy-expect: jitcheck-place # mypy-says: "MutableName" is not a valid Place of "NodeDefinition": it is not frozen
+    NodeDefinition(double, good_places, ("y",))
+    NodeDefinition(double, ("x",), listed)  # mypy-expect: jitcheck-place, arg-type
+
+# The caret points at the offending key inside the call, not at the call.
+caret = NestingGraph(OrderedMap({"ok": node, MutableName("k"): node}))  # mypy-expect: jitcheck-label # mypy-caret: MutableName("k")
+caret_place = NodeDefinition(double, ("x", MutableName("p")), ("y",))  # mypy-expect: jitcheck-place # mypy-caret: MutableName("p")
