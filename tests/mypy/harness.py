@@ -135,10 +135,10 @@ def mismatches(path: Path, report: Report) -> list[str]:
                 problems.append(f"{name}:{line}: no message contains {needle!r}; mypy said:{shown}")
     source = path.read_text().splitlines()
     for line, text in sorted(expected.carets.items()):
-        want = source[line - 1].find(text) + 1
+        column = source[line - 1].find(text) + 1
         for m in messages:
-            if m.line == line and m.severity == "error" and (m.code or "").startswith("jitcheck-") and m.column is not None and m.column != want:
-                problems.append(f"{name}:{line}: the error points at column {m.column}, not at {text!r} (column {want}): {m.message}")
+            if m.line == line and m.severity == "error" and (m.code or "").startswith("jitcheck-") and m.column is not None and m.column != column:
+                problems.append(f"{name}:{line}: the error points at column {m.column}, not at {text!r} (column {column}): {m.message}")
     return problems
 
 
