@@ -21,7 +21,7 @@ from pathlib import Path
 import mypy
 from mypy.checker import TypeChecker
 from mypy.errors import CompileError
-from mypy.nodes import CallExpr, Context, Decorator, Expression, MypyFile, PlaceholderNode, TypeInfo
+from mypy.nodes import CallExpr, Context, Decorator, Expression, MemberExpr, MypyFile, NameExpr, PlaceholderNode, TypeInfo
 from mypy.options import Options
 from mypy.plugin import (
     AnalyzeTypeContext,
@@ -198,13 +198,11 @@ class JitcheckPlugin(Plugin):
         spec = None
         if self._modules is not None and "jax" in self._modules:
             symbol = self.lookup_fully_qualified(fullname)
-            if symbol is not None and isinstance(symbol.node, Decorator):
+            if symbol is not None and isinstance(symbol.node, Decorator) and _may_jit(symbol.node):
                 module = module_of(fullname, self._modules.__contains__)
                 tree = self._modules.get(module) if module is not None else None
-                if tree is not None and module is not None and fullname == f"{module}.{symbol.node.name}":
+                if tree is not None and module is not None and fullname == f"{module}.{symbol.node.name}" and not _third_party(tree.path):
                     spec = self._source_specs.spec(tree.path, symbol.node.name)
-            elif symbol is None:
-                return None  # not known yet: asked again
         self._static_specs[fullname] = spec
         return spec
 
@@ -294,6 +292,20 @@ def _record_facts(ctx: ClassDefContext) -> None:
     """Keep what a class's syntax says about hashing: mypy frees the syntax tree once a module is checked."""
     if facts.worth_recording(ctx.cls):
         facts.record(ctx.cls, ctx.api.is_stub_file)
+
+
+def _may_jit(decorator: Decorator) -> bool:
+    """Whether a decorated function may be jitted: its decorators say so, or (read from the cache) are unknown."""
+    written = decorator.original_decorators or decorator.decorators
+    if not written:
+        return True  # from the cache: the module's source decides
+    return any("jit" in text or "pmap" in text for text in map(_decorator_text, written))
+
+
+def _decorator_text(expr: Expression) -> str:
+    callee = expr.callee if isinstance(expr, CallExpr) else expr
+    parts = [callee] + (list(expr.args[:1]) if isinstance(expr, CallExpr) else [])
+    return " ".join(p.fullname or p.name for p in parts if isinstance(p, (NameExpr, MemberExpr)))
 
 
 def _type_lookup(ctx: FunctionContext | MethodContext) -> Callable[[Expression], Type | None]:
