@@ -7,6 +7,7 @@ imports it only when some file is not in the cache.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import tokenize
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from jitcheck.lint import noqa
 from jitcheck.lint.analysis import Located, analyze
 from jitcheck.lint.findings import Finding, unreadable
 from jitcheck.lint.fixes import apply_fixes
+from jitcheck.lint.limits import expression_depth
 from jitcheck.lint.settings import FixMode, Settings
 
 @dataclasses.dataclass(frozen=True)
@@ -28,6 +30,8 @@ class Checked:
     fixed_source: str | None = None
     fixed_count: int = 0
     internal_error: bool = False
+    unfixed: tuple[Finding, ...] = ()
+    """With a fixed source: the findings of the file as it was (reported when the fix cannot be written)."""
 
 
 def decode(data: bytes, path: str) -> str | Finding:
@@ -59,33 +63,69 @@ def _located(path: str, item: Located) -> Finding:
 
 
 def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: bool = False) -> Checked:
-    """Everything the static pass says about one file's content."""
+    """Everything the static pass says about one file's content (an empty file is valid Python: no findings)."""
     if not data.strip():
-        if is_package_init:
-            return Checked(())
-        return Checked((unreadable(path, "the file is empty", "add code to it, delete it, or exclude it"),))
+        return Checked(())
     text = decode(data, path)
     if isinstance(text, Finding):
         return Checked((text,))
     return check_text(text, path, settings)
 
 
-def _parse(text: str, path: str) -> cst.Module | Finding:
+def python_error(text: str, path: str) -> Finding | None:
+    """The JC000 for Python's own syntax error in ``text``, at the line and column Python gives; None when it compiles."""
+    try:
+        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:  # TabError and IndentationError included
+        line = error.lineno or 1
+        column = error.offset if error.offset and error.offset > 0 else 1
+        return unreadable(path, f"it does not parse: {error.msg}", "fix the syntax error", line, column)
+    except (RecursionError, MemoryError):
+        return None  # Python's AST builder gave up, not its compiler: no error of Python's to report
+    except ValueError as error:  # a null byte
+        return unreadable(path, f"it does not parse: {error}", "fix the file so that Python can parse it")
+    return None
+
+
+def _too_deep(text: str, path: str, settings: Settings) -> Finding | None:
+    """JC000 when an expression is deeper than ``max-expression-depth`` (Python's own error first, if it has one)."""
+    limit = settings.max_expression_depth
+    if limit <= 0 or len(text) < limit:
+        return None
+    deepest = expression_depth(text)
+    if deepest.depth <= limit:
+        return None
+    return python_error(text, path) or unreadable(
+        path,
+        f"an expression on line {deepest.line} is about {deepest.depth:,} deep, over the limit of {limit:,} "
+        "(`max-expression-depth`)",
+        "split the expression into smaller ones, exclude the file, or raise `max-expression-depth` in [tool.jitcheck]",
+        deepest.line,
+    )
+
+
+def _parse(text: str, path: str, settings: Settings) -> cst.Module | Finding:
+    too_deep = _too_deep(text, path, settings)
+    if too_deep is not None:
+        return too_deep
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
+        # Python's message and position, as the user's interpreter reports them; libcst's when Python accepts the file.
         message = " ".join(str(error.message).split())
-        return unreadable(path, f"it does not parse: {message}", "fix the syntax error (jitcheck reads Python 3 as libcst does)",
-                          error.raw_line, error.raw_column + 1)
+        return python_error(text, path) or unreadable(
+            path, f"it does not parse: {message}", "fix the syntax error (jitcheck reads Python 3 as libcst does)",
+            error.raw_line, error.raw_column + 1)
     except RecursionError:
         return unreadable(path, "it is nested too deeply to parse", "split the deepest expression into smaller ones")
     except Exception as error:  # libcst refusing input in some other way (e.g. a null byte)
-        return unreadable(path, f"it does not parse: {type(error).__name__}: {error}", "fix the file so that Python can parse it")
+        return python_error(text, path) or unreadable(
+            path, f"it does not parse: {type(error).__name__}: {error}", "fix the file so that Python can parse it")
 
 
 def check_text(text: str, path: str, settings: Settings) -> Checked:
     """Parse, analyse, drop what ``# noqa`` silences, and (in a fix mode) fix."""
-    module = _parse(text, path)
+    module = _parse(text, path, settings)
     if isinstance(module, Finding):
         return Checked((module,))
     try:
@@ -120,7 +160,42 @@ def check_text(text: str, path: str, settings: Settings) -> Checked:
     if not outcome.fixed:
         return Checked(tuple(_located(path, f) for f in kept))
     _, _, remaining = reanalyse(outcome.source)
-    return Checked(tuple(_located(path, f) for f in remaining), outcome.source, len(outcome.fixed))
+    return Checked(tuple(_located(path, f) for f in remaining), outcome.source, len(outcome.fixed),
+                   unfixed=tuple(_located(path, f) for f in kept))
+
+
+def check_notebook(data: bytes, path: str, settings: Settings) -> Checked:
+    """A notebook's findings, each placed in its cell; in a fix mode, the fixed notebook's JSON text."""
+    from jitcheck.lint.notebook import Notebook, NotebookError
+
+    text = decode(data, path)
+    if isinstance(text, Finding):
+        return Checked((text,))
+    try:
+        notebook = Notebook.parse(text)
+    except NotebookError as error:
+        return Checked((unreadable(path, str(error), "save it as a Jupyter notebook (nbformat 4), or exclude it"),))
+    if not notebook.source.strip():
+        return Checked(())
+    checked = check_text(notebook.source, path, settings)
+    cells = notebook.respanned(checked.fixed_source) if checked.fixed_source is not None else notebook
+
+    def placed(finding: Finding, cells: Notebook = cells) -> Finding:
+        start = cells.locate(finding.line, finding.column)
+        end = cells.locate(finding.end_line, finding.end_column) if finding.end_line else None
+        same = end is not None and end.cell == start.cell
+        return dataclasses.replace(finding, line=start.line, column=start.column, cell=start.cell,
+                                   end_line=end.line if same and end else 0, end_column=end.column if same and end else 0)
+
+    findings = tuple(placed(f) for f in checked.findings)
+    if checked.fixed_source is None:
+        return dataclasses.replace(checked, findings=findings)
+    unfixed = tuple(placed(f, notebook) for f in checked.unfixed)
+    try:
+        fixed = notebook.with_source(checked.fixed_source)
+    except NotebookError:
+        return Checked(unfixed)  # a fix that moved a cell boundary is not applied
+    return dataclasses.replace(checked, findings=findings, fixed_source=fixed, unfixed=unfixed)
 
 
 def check_source(source: str | bytes, path: str = "<string>", *, graph_constructors: Sequence[str] = (),
@@ -131,4 +206,4 @@ def check_source(source: str | bytes, path: str = "<string>", *, graph_construct
     return list(check_bytes(data, path, settings, is_package_init=path.endswith("__init__.py")).findings)
 
 
-__all__ = ["Checked", "FixMode", "Settings", "check_bytes", "check_source", "check_text", "decode", "unreadable"]
+__all__ = ["Checked", "FixMode", "Settings", "check_bytes", "check_notebook", "check_source", "check_text", "decode", "python_error", "unreadable"]

@@ -27,22 +27,30 @@ class Finding:
     end_line: int = 0
     end_column: int = 0
     fix: Applicability | None = None
+    cell: int = 0
+    """In a notebook, the 1-based cell the line and column count in (0: a plain file)."""
+
+    @property
+    def where(self) -> str:
+        """The path as diagnostics show it: ``nb.ipynb:cell 3`` in a notebook, as ruff does."""
+        return f"{self.path}:cell {self.cell}" if self.cell else self.path
 
     def render(self) -> str:
         """The one diagnostic format: ``path:line:col: JCxxx message`` and a ``help:`` line."""
-        return rules.format_diagnostic(self.path, self.line, self.column, self.code, self.message, self.help)
+        return rules.format_diagnostic(self.where, self.line, self.column, self.code, self.message, self.help)
 
     def with_path(self, path: str) -> Finding:
         return dataclasses.replace(self, path=path)
 
     def to_row(self) -> list[Any]:
         """A compact JSON row for the cache (the path is not stored: it is the key's file)."""
-        return [self.line, self.column, self.end_line, self.end_column, self.code, self.message, self.help, self.fix]
+        return [self.line, self.column, self.end_line, self.end_column, self.code, self.message, self.help, self.fix,
+                self.cell]
 
     @classmethod
     def from_row(cls, path: str, row: list[Any]) -> Finding:
-        line, column, end_line, end_column, code, message, help_, fix = row
-        return cls(path, line, column, code, message, help_, end_line, end_column, fix)
+        line, column, end_line, end_column, code, message, help_, fix, cell = row
+        return cls(path, line, column, code, message, help_, end_line, end_column, fix, int(cell))
 
 
 def unreadable(path: str, reason: str, fix: str, line: int = 1, column: int = 1) -> Finding:

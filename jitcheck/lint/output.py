@@ -129,20 +129,22 @@ def statistics(findings: Sequence[Finding]) -> str:
 
 
 def summary(findings: Sequence[Finding], fixed: int = 0) -> str:
-    """The closing line: how many findings, and how many ``--fix`` could handle."""
+    """The closing line, as ruff's: ``Found N findings (M fixed, K remaining).`` after ``--fix``, and what can be fixed."""
     safe = sum(1 for f in findings if f.fix == "safe")
     unsafe = sum(1 for f in findings if f.fix == "unsafe")
-    if not findings:
-        return f"Fixed {fixed} finding{'s' if fixed != 1 else ''}; all checks passed." if fixed else "All checks passed!"
-    parts = [f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}"]
+    total = len(findings) + fixed
+    if not total:
+        return "All checks passed!"
+    line = f"Found {total} finding{'s' if total != 1 else ''}"
     extra = []
     if fixed:
         extra.append(f"{fixed} fixed")
+        extra.append(f"{len(findings)} remaining")
     if safe:
         extra.append(f"{safe} fixable with `--fix`")
     if unsafe:
         extra.append(f"{unsafe} more with `--unsafe-fixes`")
-    return parts[0] + (f" ({', '.join(extra)})" if extra else "") + "."
+    return line + (f" ({', '.join(extra)})" if extra else "") + "."
 
 
 __all__ = ["FORMATS", "as_json", "github", "render", "sarif", "statistics", "summary", "text"]
