@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import tokenize
 from collections.abc import Sequence
 from io import BytesIO
@@ -17,8 +18,8 @@ import libcst as cst
 
 from jitcheck.lint import noqa
 from jitcheck.lint.analysis import Located, analyze
-from jitcheck.lint.findings import Finding, unreadable
-from jitcheck.lint.fixes import apply_fixes
+from jitcheck.lint.findings import Edit, Finding, unreadable
+from jitcheck.lint.fixes import apply_fixes, transform
 from jitcheck.lint.limits import expression_depth
 from jitcheck.lint.settings import FixMode, Settings
 
@@ -57,9 +58,30 @@ def decode(data: bytes, path: str) -> str | Finding:
         )
 
 
-def _located(path: str, item: Located) -> Finding:
+FIX_MESSAGES = {
+    "value-partial": "Use `jitcheck.ValuePartial`, which compares by value",
+    "hoist-lambda": "Move the lambda to a module-level function",
+    "tuple": "Use a tuple",
+    "frozenset": "Use a frozenset",
+    "frozen-dataclass": "Make the dataclass frozen",
+}
+"""ruff's ``fix.message`` for each kind of fix."""
+
+
+def _located(path: str, item: Located, edits: tuple[Edit, ...] = ()) -> Finding:
     return Finding(path, item.line, item.column, item.rule.code, item.message, item.help, item.end_line, item.end_column,
-                   item.fix.applicability if item.fix else None)
+                   item.fix.applicability if item.fix else None, 0,
+                   FIX_MESSAGES.get(item.fix.kind, "") if item.fix else "", edits)
+
+
+def _edits(before: str, after: str) -> tuple[Edit, ...]:
+    """The line edits that turn ``before`` into ``after`` (whole lines replaced, as positions ruff's JSON gives)."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    found = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag != "equal":
+            found.append(Edit("".join(new[j1:j2]), i1 + 1, 1, i2 + 1, 1))
+    return tuple(found)
 
 
 def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: bool = False) -> Checked:
@@ -141,6 +163,8 @@ def check_text(text: str, path: str, settings: Settings) -> Checked:
     table = noqa.directives(text.splitlines()) if analysis.findings and "noqa" in text.lower() else {}
     kept = [f for f in analysis.findings if not noqa.silenced(f.rule.code, f.line, table)]
     if settings.fix is None or not any(f.fix for f in kept):
+        if settings.edits and any(f.fix for f in kept):
+            return Checked(tuple(_located(path, f, _fix_edits(text, module, analysis.wrapper, f)) for f in kept))
         return Checked(tuple(_located(path, f) for f in kept))
 
     def allowed(item: Located) -> bool:
@@ -184,7 +208,7 @@ def check_notebook(data: bytes, path: str, settings: Settings) -> Checked:
         start = cells.locate(finding.line, finding.column)
         end = cells.locate(finding.end_line, finding.end_column) if finding.end_line else None
         same = end is not None and end.cell == start.cell
-        return dataclasses.replace(finding, line=start.line, column=start.column, cell=start.cell,
+        return dataclasses.replace(finding, line=start.line, column=start.column, cell=start.cell, edits=(),
                                    end_line=end.line if same and end else 0, end_column=end.column if same and end else 0)
 
     findings = tuple(placed(f) for f in checked.findings)
@@ -196,6 +220,15 @@ def check_notebook(data: bytes, path: str, settings: Settings) -> Checked:
     except NotebookError:
         return Checked(unfixed)  # a fix that moved a cell boundary is not applied
     return dataclasses.replace(checked, findings=findings, fixed_source=fixed, unfixed=unfixed)
+
+
+def _fix_edits(text: str, module: cst.Module, wrapper: object, finding: Located) -> tuple[Edit, ...]:
+    if finding.fix is None:
+        return ()
+    try:
+        return _edits(text, transform(module, wrapper, [finding.fix]))  # type: ignore[arg-type]
+    except Exception:
+        return ()
 
 
 def check_source(source: str | bytes, path: str = "<string>", *, graph_constructors: Sequence[str] = (),

@@ -152,7 +152,8 @@ def check_command(args: argparse.Namespace) -> int:
         print(f"jitcheck: {error}", file=sys.stderr)
         return EXIT_ERROR
     mode: FixMode = ("unsafe" if args.unsafe_fixes else "safe") if (args.fix or args.diff) else None
-    options = Options(fix=mode, diff=args.diff, jobs=args.jobs, use_cache=not args.no_cache)
+    options = Options(fix=mode, diff=args.diff, jobs=args.jobs, use_cache=not args.no_cache,
+                      edits=args.output_format == "json" and not args.statistics)
     report = run(paths, config, options, cwd)
     for message in report.skipped:
         print(f"jitcheck: {message}", file=sys.stderr)

@@ -39,6 +39,9 @@ class Options:
     use_cache: bool = True
     isolate: bool = True
     """Check files in worker processes (a crash or a hang costs one file); False checks in this process."""
+    edits: bool = False
+    """Give fixable findings their fix's text edits (JSON output)."""
+    """Check files in worker processes (a crash or a hang costs one file); False checks in this process."""
 
 
 @dataclasses.dataclass
@@ -151,12 +154,14 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
         plan.keys[index] = key
         select = config.select - config.ignored_for(source.relative)
         cached = cache.get(key, source.display)
+        if cached is not None and options.edits and any(f.fix and not f.edits and not f.cell for f in cached):
+            cached = None  # stored without the fixes' edits, which this run shows
         if cached is not None and (options.fix is None or not any(_fixable(f, select, options.fix) for f in cached)):
             plan.results[index] = cached
             continue
         plan.originals[index] = data
         settings = Settings(config.graph_constructors, config.jit_wrappers, options.fix, select,
-                            max_expression_depth=config.max_expression_depth)
+                            max_expression_depth=config.max_expression_depth, edits=options.edits)
         plan.work.append(_Work(index, source.display, data, package_init, settings, source.is_notebook))
     return plan
 

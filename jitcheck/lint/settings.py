@@ -21,6 +21,8 @@ class Settings:
     """With a fix mode: the codes the fixes may touch (selected, not ignored for this file)."""
     max_expression_depth: int = DEFAULT_MAX_EXPRESSION_DEPTH
     """Past this estimated expression depth a file gets JC000 before libcst parses it (0: no limit)."""
+    edits: bool = False
+    """Give each fixable finding its fix's text edits (for JSON output; costs a rewrite per finding)."""
 
 
 __all__ = ["FixMode", "Settings"]

@@ -76,7 +76,19 @@ def test_output_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     _, out, _ = run_cli(capsys, str(bad), "--no-cache", "--output-format", "json")
     [row] = json.loads(out)
     assert row["code"] == "JC104" and row["name"] == "lambda"
-    assert row["location"] == {"row": 5, "column": 20} and row["fix"] == {"applicability": "safe"}
+    assert row["location"] == {"row": 5, "column": 20} and row["noqa_row"] == 5
+    # ruff's fields: an absolute filename, the rule's docs, the fix's message and its edits (which rebuild the fix).
+    assert row["filename"] == str(bad.resolve()) and Path(row["filename"]).is_absolute()
+    assert row["url"].startswith("file://") and row["url"].endswith("#jc104-lambda-a-lambda-used-as-a-cache-key")
+    fix = row["fix"]
+    assert fix["applicability"] == "safe" and fix["message"] == "Move the lambda to a module-level function"
+    lines = BAD.splitlines(keepends=True)
+    for edit in reversed(fix["edits"]):
+        assert edit["location"]["column"] == edit["end_location"]["column"] == 1
+        lines[edit["location"]["row"] - 1:edit["end_location"]["row"] - 1] = [edit["content"]]
+    status, out, _ = run_cli(capsys, str(bad), "--no-cache", "--fix")
+    assert "".join(lines) == bad.read_text() != BAD
+    bad.write_text(BAD)
     _, out, _ = run_cli(capsys, str(bad), "--no-cache", "--output-format", "github")
     assert out.startswith(f"::error title=jitcheck (JC104),file={bad},line=5,col=20,endLine=5,endColumn=35::JC104 lambda used")
     _, out, _ = run_cli(capsys, str(bad), "--no-cache", "--output-format", "sarif")
@@ -86,6 +98,11 @@ def test_output_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert result["ruleId"] == "JC104"
     assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 5
     assert "JC104" in {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == bad.resolve().as_uri()
+    odd = write(tmp_path / "a folder", "hash#x é.py", BAD)
+    _, out, _ = run_cli(capsys, str(odd), "--no-cache", "--output-format", "sarif")
+    uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri.endswith("/a%20folder/hash%23x%20%C3%A9.py") and " " not in uri and "#" not in uri
 
 
 def test_statistics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
