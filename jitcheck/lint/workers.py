@@ -46,13 +46,13 @@ def _die_with_parent() -> None:
         pass
 
 
-def _serve(connection: Any, function: Callable[[Any], Any], parent: int) -> None:
+def _serve(connection: Any, function: Callable[[Any], Any]) -> None:
     import faulthandler
 
     faulthandler.disable()  # a crash is reported by the parent as the file's JC000, not as a dump on stderr
     _die_with_parent()
-    if os.getppid() != parent:
-        os._exit(0)
+    # The parent is the run's process when forked, the fork server (which ends with the run) otherwise.
+    parent = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     while True:
         while not connection.poll(1.0):
@@ -83,7 +83,7 @@ def _describe(exitcode: int | None) -> str:
 class _Worker:
     def __init__(self, context: Any, function: Callable[[Any], Any]) -> None:
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, function, os.getpid()), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, function), daemon=True)
         self.process.start()
         child.close()
         self.task: int | None = None
