@@ -210,3 +210,44 @@ def test_select_on_the_command_line_is_blamed_on_it(tmp_path: Path, capsys: pyte
     assert main([str(tmp_path), "--select", "JC9", "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert "--select (command line): unknown rule selector 'JC9'" in err and "pyproject.toml" not in err
+
+
+def test_cache_key_has_python_and_libcst_versions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib import metadata
+
+    from jitcheck.lint import config as config_module
+
+    versions = config_module.tool_versions()
+    assert versions == {"python": sys.version, "libcst": metadata.version("libcst")}
+    config = config_module.Config(root=tmp_path)
+    before = config.fingerprint()
+    monkeypatch.setattr(config_module, "tool_versions", lambda: {**versions, "libcst": "0.0.1"})
+    assert config.fingerprint() != before
+    monkeypatch.setattr(config_module, "tool_versions", lambda: {**versions, "python": "3.99.0"})
+    assert config.fingerprint() != before
+
+
+def test_two_trees_sharing_a_cache_folder_keep_each_others_entries(tmp_path: Path) -> None:
+    from jitcheck.lint.cache import Cache
+    from jitcheck.lint.config import Config
+    from jitcheck.lint.runner import Options, run
+
+    shared = tmp_path / "cache"
+    trees = [tmp_path / "a", tmp_path / "b"]
+    for number, tree in enumerate(trees):
+        tree.mkdir()
+        (tree / "m.py").write_text(BAD + f"\nVALUE = {number}\n")
+    configs = [Config(root=tree, cache_dir=shared) for tree in trees]
+    # Two runs that overlap: both load the cache before either saves.
+    first, second = (Cache(shared, c.fingerprint()) for c in configs)
+    first.put("from-a", [])
+    second.put("from-b", [])
+    first.save()
+    second.save()
+    assert {"from-a", "from-b"} <= set(Cache(shared, configs[0].fingerprint()).entries)
+    # Whole runs, one tree after the other: each tree's second run is answered from the cache.
+    for tree, config in zip(trees, configs):
+        assert run([tree], config, Options(jobs=1), tree).analysed == 1
+    for tree, config in zip(trees, configs):
+        warm = run([tree], config, Options(jobs=1), tree)
+        assert warm.analysed == 0 and [f.code for f in warm.findings] == ["JC104"]
