@@ -558,12 +558,15 @@ class Analyzer:
         return None
 
     def can_freeze(self, info: ClassInfo) -> bool:
-        """Freezing this dataclass keeps its program running: no method assigns to ``self``, and no dataclass
-        base or subclass in the module is left non-frozen (dataclasses refuses to mix them)."""
+        """Freezing this dataclass keeps its program running: no method assigns to ``self``, every base is a
+        class of this module, and no dataclass base or subclass is left non-frozen (dataclasses refuses to mix them)."""
         if info.instance_values:
             return False  # `self.x = ...` in __post_init__ or a method raises FrozenInstanceError once frozen
         name = info.node.name.value
         bases = {b.value.value for b in info.node.bases if isinstance(b.value, cst.Name)}
+        known = {other.node.name.value for other in self.c.classes.values()}
+        if len(bases) != len(info.node.bases) or not bases <= known | {"object"}:
+            return False  # a base from another module may be a mutable dataclass: unknown, so no fix
         for other in self.c.classes.values():
             if other is info:
                 continue

@@ -47,9 +47,8 @@ class Cache:
             loaded = json.loads(self.file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-        if isinstance(loaded, dict) and isinstance(loaded.get("entries"), dict):
-            return loaded["entries"]
-        return {}
+        entries = loaded.get("entries") if isinstance(loaded, dict) else None
+        return dict(entries) if isinstance(entries, dict) else {}
 
     def get(self, key: str, path: str) -> list[Finding] | None:
         rows = self.entries.get(key)

@@ -126,6 +126,8 @@ HIERARCHIES = {
                                    "@dataclasses.dataclass\nclass Config(Base):\n    width: int = 0",
     "subclass is a mutable dataclass": PLAIN + "\n\n\n@dataclasses.dataclass\nclass Wide(Config):\n    extra: int = 0",
     "__post_init__ assigns": PLAIN + "\n\n    def __post_init__(self):\n        self.width = int(self.width)",
+    "base from another module": "from types import SimpleNamespace as Base\n\n\n"
+                                "@dataclasses.dataclass\nclass Config(Base):\n    width: int = 0",
 }
 
 

@@ -130,11 +130,11 @@ def test_killed_during_fix_leaves_whole_files_and_no_workers(tmp_path: Path, how
     workers = [pid for pid in _tagged(tag) if pid != process.pid]
     process.send_signal(how)
     process.wait()
-    if workers:  # the workers follow their parent out
-        deadline = time.monotonic() + 30
-        while _tagged(tag) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert _tagged(tag) == []
+    assert changed and workers  # killed mid-run, with workers busy
+    deadline = time.monotonic() + 30  # the workers follow their parent out
+    while _tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _tagged(tag) == []
     for n in range(40):  # every file is whole: the original or its fixed form
         text = (tree / f"m{n}.py").read_text()
         assert text in (originals[n], FIXED.format(n=n)), n
