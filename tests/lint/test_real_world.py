@@ -15,7 +15,7 @@ def judgments() -> dict[tuple[str, str], str]:
     """(location, code) -> verdict, from the table in docs/real-world.md."""
     table = {}
     for line in (ROOT / "docs" / "real-world.md").read_text().splitlines():
-        match = re.match(r"\| ([\w.\-/]+\.py:\d+) \| (JC\d{3}) \| (true positive|false positive) \|", line)
+        match = re.match(r"\| ([\w.\-/]+(?:\.py|\.ipynb:cell \d+):\d+) \| (JC\d{3}) \| (true positive|false positive) \|", line)
         if match:
             table[(match.group(1), match.group(2))] = match.group(3)
     return table
