@@ -21,6 +21,7 @@ from jitcheck.lint.analysis import Located, analyze
 from jitcheck.lint.findings import Edit, Finding, unreadable
 from jitcheck.lint.fixes import apply_fixes, transform
 from jitcheck.lint.limits import expression_depth
+from jitcheck.lint.notebook import Notebook, NotebookError
 from jitcheck.lint.settings import FixMode, Settings
 
 @dataclasses.dataclass(frozen=True)
@@ -190,8 +191,6 @@ def check_text(text: str, path: str, settings: Settings) -> Checked:
 
 def check_notebook(data: bytes, path: str, settings: Settings) -> Checked:
     """A notebook's findings, each placed in its cell; in a fix mode, the fixed notebook's JSON text."""
-    from jitcheck.lint.notebook import Notebook, NotebookError
-
     text = decode(data, path)
     if isinstance(text, Finding):
         return Checked((text,))
@@ -208,7 +207,8 @@ def check_notebook(data: bytes, path: str, settings: Settings) -> Checked:
         start = cells.locate(finding.line, finding.column)
         end = cells.locate(finding.end_line, finding.end_column) if finding.end_line else None
         same = end is not None and end.cell == start.cell
-        return dataclasses.replace(finding, line=start.line, column=start.column, cell=start.cell, edits=(),
+        return dataclasses.replace(finding, line=start.line, column=start.column, cell=start.cell,
+                                   edits=_cell_edits(notebook, finding.edits, start.cell),
                                    end_line=end.line if same and end else 0, end_column=end.column if same and end else 0)
 
     findings = tuple(placed(f) for f in checked.findings)
@@ -229,6 +229,19 @@ def _fix_edits(text: str, module: cst.Module, wrapper: object, finding: Located)
         return _edits(text, transform(module, wrapper, [finding.fix]))  # type: ignore[arg-type]
     except Exception:
         return ()
+
+
+def _cell_edits(notebook: Notebook, edits: tuple[Edit, ...], cell: int) -> tuple[Edit, ...]:
+    """A fix's edits in the cell's own lines; none when one reaches outside the finding's cell (then only --fix applies it)."""
+    placed = []
+    for edit in edits:
+        start = notebook.locate(edit.row, edit.column)
+        span = notebook.span_of(edit.end_row - 1) if edit.end_row > edit.row else notebook.span_of(edit.row)
+        if start.cell != cell or span is None or span.number != cell or edit.row < span.first_line:
+            return ()
+        placed.append(Edit(notebook.restore_magics(edit.content), start.line, edit.column,
+                           edit.end_row - span.first_line + 1, edit.end_column))
+    return tuple(placed)
 
 
 def check_source(source: str | bytes, path: str = "<string>", *, graph_constructors: Sequence[str] = (),

@@ -22,7 +22,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-_MARKER = "# jitcheck: cell "
+CELL_MARKER = "# jitcheck: cell "
+"""The comment line that opens each code cell in the joined source."""
+_MARKER = CELL_MARKER
 _MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?:[%!]|\?|[\w.\[\], \t]+=[ \t]*[%!])")
 _HELP = re.compile(r"^[ \t]*[\w.]+[ \t]*\?\??[ \t]*$")
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)pass  # jitcheck: magic (?P<number>\d+)$")
@@ -148,6 +150,17 @@ class Notebook:
             return Location(1, 1, 1)
         return Location(span.number, max(1, line - span.first_line + 1), column)
 
+    def restore_magics(self, text: str) -> str:
+        """``text`` (lines of the joined source) with every magic placeholder back to its original line."""
+
+        def back(line: str) -> str:
+            match = _PLACEHOLDER.match(line.rstrip("\r\n"))
+            if match is None or int(match.group("number")) >= len(self.magics):
+                return line
+            return self.magics[int(match.group("number"))] + line[len(line.rstrip("\r\n")):]
+
+        return "".join(back(line) for line in text.splitlines(keepends=True))
+
     def cell_sources(self, source: str) -> dict[int, str] | None:
         """Split an edited joined source back into cell sources (by cell index), magics restored; None if the markers moved."""
         pieces: dict[int, list[str]] = {}
@@ -205,4 +218,4 @@ def _indent_of(text: str) -> int | None:
     return len(match.group(1)) if match else None
 
 
-__all__ = ["CellSpan", "Location", "Notebook", "NotebookError"]
+__all__ = ["CELL_MARKER", "CellSpan", "Location", "Notebook", "NotebookError"]

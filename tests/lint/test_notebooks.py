@@ -113,3 +113,22 @@ def test_notebook_api_maps_positions_and_round_trips() -> None:
         Notebook.parse("[]")
     with pytest.raises(NotebookError):
         parsed.with_source(parsed.source.replace("# jitcheck: cell 3\n", ""))
+
+
+def test_a_hoisted_lambda_stays_in_its_cell_and_json_edits_count_in_the_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = ["%time x\n", "def run(x):\n", "    return jax.jit(lambda v: v * 2)(x)\n"]
+    path = write(tmp_path, notebook(code(["import jax\n", "x = 1"]), MARKDOWN, code(source)))
+    capsys.readouterr()
+    main([str(path), "--no-cache", "--output-format", "json"])
+    [row] = json.loads(capsys.readouterr().out)
+    assert (row["cell"], row["location"]) == (3, {"row": 3, "column": 20})
+    lines = list(source)
+    for edit in reversed(row["fix"]["edits"]):  # applied to the cell's own lines, they give what --fix writes
+        lines[edit["location"]["row"] - 1:edit["end_location"]["row"] - 1] = [edit["content"]]
+    run(capsys, str(path), "--fix")
+    cells = json.loads(path.read_text())["cells"]
+    assert "".join(cells[2]["source"]) == "".join(lines)
+    assert "".join(cells[2]["source"]).startswith("%time x\n") and "def _run_lambda(v):" in "".join(cells[2]["source"])
+    assert cells[0]["source"] == ["import jax\n", "x = 1"]
