@@ -25,6 +25,7 @@ _EXPORTS = {
     "Refused": "jitcheck.core.violations",
     "ReturnedUnlike": "jitcheck.core.violations",
     "State": "jitcheck.stateful",
+    "StateDictManager": "jitcheck.stateful",
     "StatefulFunction": "jitcheck.stateful",
     "TraceFailed": "jitcheck.core.violations",
     "Traced": "jitcheck.core.traced",
@@ -32,6 +33,8 @@ _EXPORTS = {
     "Violation": "jitcheck.core.violations",
     "check_hashable": "jitcheck.core.graphs",
     "check_reassembles": "jitcheck.core.graphs",
+    "check_traced_callable": "jitcheck.core.traced",
+    "check_traces": "jitcheck.core.traced",
     "unchecked": "jitcheck.core.checking",
 }
 
@@ -49,7 +52,12 @@ if TYPE_CHECKING:
     )
     from jitcheck.core.names import Label as Label, Place as Place
     from jitcheck.core.partial import ValuePartial as ValuePartial
-    from jitcheck.core.traced import GraphWithValues as GraphWithValues, Traced as Traced
+    from jitcheck.core.traced import (
+        GraphWithValues as GraphWithValues,
+        Traced as Traced,
+        check_traced_callable as check_traced_callable,
+        check_traces as check_traces,
+    )
     from jitcheck.core.violations import (
         Refused as Refused,
         ReturnedUnlike as ReturnedUnlike,
@@ -57,6 +65,7 @@ if TYPE_CHECKING:
         Violation as Violation,
     )
     from jitcheck.stateful import State as State
+    from jitcheck.stateful import StateDictManager as StateDictManager
     from jitcheck.stateful import StatefulFunction as StatefulFunction
 
 
@@ -76,6 +85,7 @@ __all__ = [
     "Refused",
     "ReturnedUnlike",
     "State",
+    "StateDictManager",
     "StatefulFunction",
     "TraceFailed",
     "Traced",
@@ -83,5 +93,7 @@ __all__ = [
     "Violation",
     "check_hashable",
     "check_reassembles",
+    "check_traced_callable",
+    "check_traces",
     "unchecked",
 ]

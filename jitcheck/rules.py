@@ -125,9 +125,12 @@ UNREADABLE_FILE = _rule(
     message="could not check this file: {reason}",
     help="{fix}",
     why="""
-A file that does not parse, is not UTF-8, is empty where code was expected, is
-too large, or is a broken link cannot be checked; jitcheck reports it once and
-goes on with the other files rather than stopping the whole run.
+A file that does not parse (reported where Python reports the error), is not
+UTF-8, is too large, holds an expression deeper than `max-expression-depth`,
+takes longer than `file-timeout`, crashes the worker process checking it, or is a
+broken link cannot be checked; nor can a missing path or an unreadable folder.
+jitcheck reports each once and goes on with the other files rather than stopping
+the whole run.
 """,
     example="""
 def broken(:   # a syntax error
@@ -470,7 +473,7 @@ IDENTITY_VALUE = _rule(
     "identity-compared-value",
     "A value compared by identity in a cache key",
     message="{subject} used as {position} is an instance of `{type}`, which compares by identity, so an equal value built again is a different jit cache key",
-    help="make `{type}` a frozen dataclass (or subclass `jitcheck.Frozen`) so that equal values are equal keys",
+    help="make `{type}` a frozen dataclass (or subclass `jitcheck.Frozen`) so that equal values are equal keys; an array it holds is data: hand it in as a graph input (a place) or a traced argument",
     why="""
 A plain object hashes by its address. It hashes, so nothing fails, but a copy built
 the same way is a different key: the graph, or the static argument, misses the
@@ -750,7 +753,8 @@ TRACER_IN_STATE = _rule(
     why="""
 A StatefulFunction collects the values its function writes to states and hands
 them back as concrete arrays after the call. Under any other transformation
-(`jax.jit`, `jax.grad`, `jax.vmap` of a function that is not a StatefulFunction)
+(`jax.grad`, `jax.vmap` of a function that is not a StatefulFunction; under
+`jax.jit`, `scan` or `cond` a StatefulFunction using States is refused first, JC605)
 nothing collects them: the State would keep a tracer that is dead as soon as the
 transformation returns, and the next read fails far from the cause (or, worse,
 the tracer leaks into a cache).
@@ -762,13 +766,54 @@ def step(x):
     counter.value = counter.value + 1
     return x * 2
 
-jax.jit(StatefulFunction(step))(x)     # the write happens under a plain jax.jit
+jax.vmap(StatefulFunction(step))(xs)   # the write happens under a plain jax.vmap
 """,
     fixed="""
 sf = StatefulFunction(step)
 sf(x)                                  # a StatefulFunction compiles it already
 # or, inside jax transformations, thread the values explicitly:
 new_values, y = sf.jaxpr_call([counter.value], x)
+""",
+    layers=(RUNTIME,),
+)
+
+
+# Stateful layer: a State whose current value a staged program would keep as a constant.
+STATE_UNDER_STAGING = _rule(
+    "JC605",
+    "state-under-staging",
+    "A StatefulFunction that uses States called under a plain jax.jit, scan or cond",
+    message="State {state} is used by `{function}` called under {transformation}: the staged program would keep "
+    "the value the State has now as a constant, and jax reuses that program after the State changes",
+    help="{fix}",
+    why="""
+`jax.jit`, `jax.pmap`, `lax.scan`, `lax.cond`, `lax.while_loop`, `jax.checkpoint`
+and `jax.make_jaxpr` stage their function out into a program that jax caches by
+the function and its arguments' shapes. A State read while such a program is
+traced is not one of its arguments: its current value is baked into the program
+as a constant, and the next call reuses the cached program with the old value, a
+silent wrong result. A StatefulFunction therefore refuses to run under a staging
+transformation that does not collect its States (eager `jax.grad` and `jax.vmap`
+read the States afresh at every call, and are allowed).
+""",
+    example="""
+w = State(jnp.ones(3))
+sf = StatefulFunction(lambda x: w.value * x)
+outer = jax.jit(lambda x: sf(x) + 1)
+outer(x)
+w.value = 10 * jnp.ones(3)
+outer(x)                               # would still use the old w
+""",
+    fixed="""
+outer = StatefulFunction(lambda x: sf(x) + 1)   # compiled too; w is an input at every call
+outer(x)
+# or pass the values through the jitted function explicitly:
+@jax.jit
+def outer(state_values, x):
+    new_values, y = sf.jaxpr_call(state_values, x)
+    return y + 1
+
+outer([s.value for s in sf.get_states()], x)
 """,
     layers=(RUNTIME,),
 )
@@ -860,7 +905,7 @@ grad_loss = jax.jit(jax.grad(loss))                  # built once: one cache ent
 for batch in batches:
     grads = grad_loss(params, batch)
 """,
-    layers=(STATIC,),
+    layers=(STATIC, RUNTIME),
 )
 
 STATEFUL_FUNCTION_REBUILT = _rule(
@@ -942,6 +987,26 @@ MYPY_CODES: Final[Mapping[str, str]] = {
     EQ_WITHOUT_HASH.code: "jitcheck-setting",
 }
 """The mypy error code each rule reported by the mypy plugin appears under."""
+
+UNFROZEN: Final[Mapping[str, tuple[str, str]]] = {
+    "dataclass": (
+        "`@dataclass` with `eq=True, frozen=False` sets `__hash__` to None",
+        "declare `{type}` with `@dataclass(frozen=True)` (or subclass `jitcheck.Frozen`)",
+    ),
+    "attrs": (
+        "attrs sets `__hash__` to None on a class that compares by value and is not frozen",
+        "declare `{type}` with `@attrs.frozen` (or `@attrs.define(frozen=True)`)",
+    ),
+    "attr.s": (
+        "`@attr.s` sets `__hash__` to None on a class that compares by value and is not frozen",
+        "declare `{type}` with `@attr.s(frozen=True)` (or `@attrs.frozen`)",
+    ),
+    "pydantic": (
+        "a pydantic model hashes only when frozen; a mutable model's `__hash__` is None",
+        "set `model_config = ConfigDict(frozen=True)` in `{type}`",
+    ),
+}
+"""JC203's why and fix for each kind of class that generates `__hash__` only when frozen."""
 
 
 def rule(code_or_name: str) -> Rule:

@@ -3,6 +3,7 @@
     jitcheck [check] [PATH ...] [--fix [--unsafe-fixes] | --diff] [--output-format FMT] [--statistics]
     jitcheck rule JC101            # a rule's documentation (``--all`` for every rule)
     jitcheck debug-report ...      # the runtime layer's import-time report (jitcheck.debug.report)
+    jitcheck server                # a language server for editors (jitcheck.server; docs/editor.md)
 
 Exit status: 0 no findings, 1 findings, 2 a usage, configuration or internal error.
 The command imports neither jax nor (when every file is in the cache) libcst.
@@ -109,6 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return rule_command(args_list[1:])
     if args_list and args_list[0] == "debug-report":
         return debug_report_command(args_list[1:])
+    if args_list and args_list[0] == "server":  # the language server (jitcheck.server, needs jitcheck[server])
+        from jitcheck.server import main as server_main
+
+        return server_main(args_list[1:])
     if args_list and args_list[0] == "check":
         args_list = args_list[1:]
     parser = _parser()
@@ -133,7 +138,10 @@ def check_command(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     paths: list[Path] = args.paths or [Path(".")]
     first = paths[0] if paths[0].is_absolute() else cwd / paths[0]
-    start = first if first.is_dir() else first.parent
+    try:
+        start = first if first.is_dir() else first.parent
+    except OSError:  # a folder that cannot be searched: reported as a finding by the run
+        start = first.parent
     try:
         config = config_module.load(
             start.resolve(),
@@ -149,12 +157,11 @@ def check_command(args: argparse.Namespace) -> int:
         print(f"jitcheck: {error}", file=sys.stderr)
         return EXIT_ERROR
     mode: FixMode = ("unsafe" if args.unsafe_fixes else "safe") if (args.fix or args.diff) else None
-    options = Options(fix=mode, diff=args.diff, jobs=args.jobs, use_cache=not args.no_cache)
-    try:
-        report = run(paths, config, options, cwd)
-    except FileNotFoundError as error:
-        print(f"jitcheck: {error}", file=sys.stderr)
-        return EXIT_ERROR
+    options = Options(fix=mode, diff=args.diff, jobs=args.jobs, use_cache=not args.no_cache,
+                      edits=args.output_format == "json" and not args.statistics)
+    report = run(paths, config, options, cwd)
+    for message in report.skipped:
+        print(f"jitcheck: {message}", file=sys.stderr)
     out = sys.stdout
     if args.diff:
         out.write("".join(report.diffs))

@@ -32,7 +32,7 @@ def debug_env(subprocess_env: dict[str, str]) -> dict[str, str]:
 def run_python(debug_env: dict[str, str]) -> RunPython:
     """Run ``python *args`` in a fresh interpreter (optionally with extra environment); returns the completed process."""
 
-    def run(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    def run(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 900) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, *args], env={**debug_env, **(env or {})}, cwd=cwd, capture_output=True, text=True, timeout=timeout
         )
@@ -64,10 +64,18 @@ def debug_mode() -> Iterator[None]:
 
 @pytest.fixture
 def fresh_tracker() -> Iterator[None]:
-    """No retrace listener left behind: other tests of this process see jitcheck.core.events as they left it."""
+    """No retrace listener left behind: other tests of this process see jitcheck.core.events as they left it.
+
+    jax's caches are cleared first, so the traces a test counts are its own even when
+    it runs again in the same process (its module-level functions are then cached).
+    """
+    import jax
+
     from jitcheck.core import events
     from jitcheck.debug.retrace import TRACKER
 
+    jax.clear_caches()
+    TRACKER.reset()
     listening = events.listening()
     yield
     TRACKER.reset()
