@@ -422,6 +422,9 @@ class Analyzer(Frequency):
             info = self.local_class(expr.func)
             if info is not None:
                 return self.class_problem(info, subject, position)
+            ref = self.class_ref(expr.func)
+            if isinstance(ref, str):
+                return self.indexed_class_problem(ref, subject, position)
             return None
         if isinstance(expr, cst.Name) and depth < 2:
             bound = self.value_of(expr)
@@ -430,6 +433,23 @@ class Analyzer(Frequency):
                 found = self.value_problem(value, position, depth + 1)
                 if found is not None:
                     return Problem(found.rule, {**found.fields, "subject": f"`{expr.value}`"})
+        return None
+
+    def indexed_class_problem(self, qualified: str, subject: str, position: str) -> Problem | None:
+        """A class of another module (from the index) as a static value: a mutable dataclass, or ``__eq__`` without ``__hash__``."""
+        found = self.index.cls(qualified)
+        if found is None:
+            return None
+        _, facts = found
+        methods = facts["methods"]
+        name = qualified.rsplit(".", 1)[-1]
+        options = facts.get("dataclass")
+        if options is not None:
+            if options["frozen"] or not options["eq"] or options["unsafe_hash"] or "__hash__" in methods or not options["literal"]:
+                return None
+            return Problem(rules.MUTABLE_DATACLASS, {"subject": subject, "type": name, "position": position})
+        if "__eq__" in methods and "__hash__" not in methods and "__hash__" not in facts["stored"]:
+            return Problem(rules.EQ_WITHOUT_HASH, {"subject": subject, "type": name, "position": position})
         return None
 
     def class_problem(self, info: ClassInfo, subject: str, position: str) -> Problem | None:

@@ -201,7 +201,16 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
                     if held is not None:
                         types.setdefault(target.attr, held)
     bases = [b for b in (_dotted(base) for base in node.bases) if b is not None]
-    return {"bases": bases, "methods": methods, "stored": sorted(stored), "types": types}
+    facts: dict[str, Any] = {"bases": bases, "methods": methods, "stored": sorted(stored), "types": types}
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if (_dotted(target) or "").rsplit(".", 1)[-1] == "dataclass":
+            options = {k.arg: k.value.value for k in getattr(decorator, "keywords", ())
+                       if k.arg and isinstance(k.value, ast.Constant)}
+            literal = all(isinstance(k.value, ast.Constant) for k in getattr(decorator, "keywords", ()))
+            facts["dataclass"] = {"frozen": bool(options.get("frozen")), "eq": options.get("eq", True) is not False,
+                                  "unsafe_hash": bool(options.get("unsafe_hash")), "literal": literal}
+    return facts
 
 
 def summarize(source: str | bytes) -> Summary:

@@ -92,7 +92,7 @@ def test_fix_makes_the_planted_function_compile_once(plan: Plan, names: dict[str
 
 
 @pytest.mark.xfail(
-    strict=True,
+    strict=False,  # static12 flags loops in test functions now; some planted shapes are still missed
     reason="known miss: the pass exempts test functions (and JC105 looks only for nested defs), "
     "though jax retraces on every iteration of a loop there; see docs/coverage.md",
 )
