@@ -20,6 +20,7 @@ FINDINGS = {
     ("data.py", 57, "JC202"),
     ("data.py", 60, "JC201"),
     ("data.py", 65, "JC104"),
+    ("data.py", 70, "JC203"),  # TrainConfig, a mutable dataclass of config.py, found through the project index
     ("data.py", 78, "JC102"),
     ("gradients.py", 36, "JC102"),
     ("gradients.py", 43, "JC701"),
@@ -49,6 +50,7 @@ AFTER_FIX = {
     ("data.py", 45, "JC101"),
     ("data.py", 60, "JC202"),
     ("data.py", 63, "JC201"),
+    ("data.py", 73, "JC203"),  # imported: no fix across files
     *((path, line, code) for path, line, code in FINDINGS if path == "gradients.py"),  # none fixed safely
     ("losses.py", 45, "JC202"),
     ("model.py", 70, "JC203"),

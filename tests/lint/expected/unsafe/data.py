@@ -66,9 +66,9 @@ PIPELINE = JitGraph(
                     flatten, inputs=("shifted",), outputs=("flat",), settings=OrderedMap({"config": ModelConfig()})
                 ),
                 "scale": NodeDefinition(_module_lambda, inputs=("flat",), outputs=("scaled",)),  # mypy-expect: jitcheck-body
-                # TrainConfig is a mutable dataclass, but defined in another module: beyond
-                # the static pass (which resolves classes within the file); mypy's plugin
-                # and the runtime checks report it.
+                # TrainConfig is a mutable dataclass defined in another module: the static
+                # pass finds it through the project index (no fix across files); mypy's
+                # plugin and the runtime checks report it too.
                 "rate": NodeDefinition(
                     schedule, inputs=("scaled",), outputs=("out",), settings={"config": TrainConfig()}  # mypy-expect: jitcheck-setting
                 ),
