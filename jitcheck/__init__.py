@@ -25,6 +25,7 @@ _EXPORTS = {
     "Refused": "jitcheck.core.violations",
     "ReturnedUnlike": "jitcheck.core.violations",
     "State": "jitcheck.stateful",
+    "StateDictManager": "jitcheck.stateful",
     "StatefulFunction": "jitcheck.stateful",
     "TraceFailed": "jitcheck.core.violations",
     "Traced": "jitcheck.core.traced",
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
         Violation as Violation,
     )
     from jitcheck.stateful import State as State
+    from jitcheck.stateful import StateDictManager as StateDictManager
     from jitcheck.stateful import StatefulFunction as StatefulFunction
 
 
@@ -76,6 +78,7 @@ __all__ = [
     "Refused",
     "ReturnedUnlike",
     "State",
+    "StateDictManager",
     "StatefulFunction",
     "TraceFailed",
     "Traced",

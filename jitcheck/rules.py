@@ -51,6 +51,12 @@ class Rule:
     layers: frozenset[Layer]
     autofix: str | None = None
     """``"safe"``, ``"unsafe"`` or ``None``: what the static pass's codemod offers."""
+    jitted_help: str | None = None
+    """The help when the finding is the function handed to a ``jax.jit`` rebuilt where it
+    is called: there ``jax.jit`` keys on the function object, so advice that makes the
+    callable compare by value (``ValuePartial``) does not help, and this line says what does."""
+    default: bool = True
+    """False for a lower-confidence rule the user opts into (``extend-select``)."""
 
     def format(self, **fields: object) -> str:
         """The message with ``fields`` filled in."""
@@ -59,6 +65,10 @@ class Rule:
     def format_help(self, **fields: object) -> str:
         """The help line with ``fields`` filled in."""
         return _fill(self.help, fields)
+
+    def format_jitted_help(self, **fields: object) -> str:
+        """The help line for the function of a rebuilt ``jax.jit`` (the plain help when there is none)."""
+        return _fill(self.jitted_help or self.help, fields)
 
     @property
     def mypy_code(self) -> str:
@@ -89,6 +99,8 @@ def _rule(
     fixed: str,
     layers: tuple[Layer, ...],
     autofix: str | None = None,
+    jitted_help: str | None = None,
+    default: bool = True,
 ) -> Rule:
     return Rule(
         code=code,
@@ -101,6 +113,8 @@ def _rule(
         fixed=fixed.strip("\n"),
         layers=frozenset(layers),
         autofix=autofix,
+        jitted_help=jitted_help,
+        default=default,
     )
 
 
@@ -167,11 +181,16 @@ FUNCTOOLS_PARTIAL = _rule(
     "functools.partial used as a cache key",
     message="`functools.partial` `{subject}` used as {position}: partial objects compare by identity, so every rebuild is a new jit cache key",
     help="use `jitcheck.ValuePartial({args})`, which compares and hashes by its function and arguments",
+    jitted_help="build the jitted wrapper of the function once (`jax.jit({function})` at module level or in `__init__`) and pass the bound values ({bound}) as arguments on each call, listed in `static_argnames` if they must be static; a `ValuePartial` here would still recompile, since `jax.jit` keys on the function object",
     why="""
 `functools.partial` defines no `__eq__` or `__hash__` of its own: two partials of
 the same function and arguments are different keys. As a jitted callable, a node
 body or a static argument, a partial rebuilt per call makes jax retrace and
-recompile every time (jax issues 9672, 15338).
+recompile every time (jax issues 9672, 15338). As a node body or a static argument,
+`jitcheck.ValuePartial` is the fix (it compares and hashes by value); as the function
+handed to a `jax.jit` rebuilt per call it is not (jax keys on the function object:
+five rebuilds, five compiles, either way), so there the fix is one jitted wrapper of
+the plain function, built once, with the bound values passed as arguments.
 """,
     example="""
 from functools import partial
@@ -196,6 +215,7 @@ TREE_UTIL_PARTIAL = _rule(
     "jax.tree_util.Partial used as a cache key",
     message="`jax.tree_util.Partial` `{subject}` used as {position}: it is a functools.partial, compared by identity, so every rebuild is a new jit cache key",
     help="use `jitcheck.ValuePartial({args})` for static, hashable arguments; pass array arguments as traced inputs instead",
+    jitted_help="build the jitted wrapper of the function once (`jax.jit({function})` at module level or in `__init__`) and pass the bound values ({bound}) as arguments on each call, listed in `static_argnames` if they must be static; a `ValuePartial` here would still recompile, since `jax.jit` keys on the function object",
     why="""
 `jax.tree_util.Partial` subclasses `functools.partial` to be a pytree, but it
 inherits identity comparison: as a static argument, node body or jitted callable it
@@ -298,6 +318,36 @@ class Scale:
         return x * self.factor
 """,
     layers=(RUNTIME,),
+)
+
+UNRESOLVED_METHOD = _rule(
+    "JC107",
+    "unresolved-method-in-loop",
+    "An attribute of an object of unknown type jitted in a loop",
+    message="`{subject}` used as {position}: the pass cannot tell what `{receiver}` is, and if `{subject}` is a method each iteration jits a new bound method, a new jit cache key",
+    help="build the jitted wrapper once, before the loop (`{name} = jax.jit({subject})`), and call `{name}` in the loop: right whatever `{subject}` turns out to be",
+    why="""
+`jax.jit(m.predict)` written inside a loop jits a new bound method on every iteration
+when `predict` is a method (a bound method is a new object each time it is read, and
+`jax.jit` keys on the function object): every iteration traces and compiles again. The
+pass reports a bound method it can prove under JC101; this rule covers a receiver
+whose type it cannot resolve (a parameter without annotation, an object from a
+library it cannot read). Hoisting the wrapper out of the loop is right in every case,
+which is why the rule is worth its lower confidence. Ignore it with
+`ignore = ["JC107"]` in `[tool.jitcheck]`.
+""",
+    example="""
+def evaluate(m, batches):
+    for batch in batches:
+        yield jax.jit(m.predict)(batch)   # a new bound method, a new compile, per batch
+""",
+    fixed="""
+def evaluate(m, batches):
+    predict = jax.jit(m.predict)          # built once: one cache entry
+    for batch in batches:
+        yield predict(batch)
+""",
+    layers=(STATIC,),
 )
 
 ARRAY_STATIC = _rule(
@@ -703,7 +753,8 @@ TRACER_IN_STATE = _rule(
     why="""
 A StatefulFunction collects the values its function writes to states and hands
 them back as concrete arrays after the call. Under any other transformation
-(`jax.jit`, `jax.grad`, `jax.vmap` of a function that is not a StatefulFunction)
+(`jax.grad`, `jax.vmap` of a function that is not a StatefulFunction; under
+`jax.jit`, `scan` or `cond` a StatefulFunction using States is refused first, JC605)
 nothing collects them: the State would keep a tracer that is dead as soon as the
 transformation returns, and the next read fails far from the cause (or, worse,
 the tracer leaks into a cache).
@@ -715,13 +766,54 @@ def step(x):
     counter.value = counter.value + 1
     return x * 2
 
-jax.jit(StatefulFunction(step))(x)     # the write happens under a plain jax.jit
+jax.vmap(StatefulFunction(step))(xs)   # the write happens under a plain jax.vmap
 """,
     fixed="""
 sf = StatefulFunction(step)
 sf(x)                                  # a StatefulFunction compiles it already
 # or, inside jax transformations, thread the values explicitly:
 new_values, y = sf.jaxpr_call([counter.value], x)
+""",
+    layers=(RUNTIME,),
+)
+
+
+# Stateful layer: a State whose current value a staged program would keep as a constant.
+STATE_UNDER_STAGING = _rule(
+    "JC605",
+    "state-under-staging",
+    "A StatefulFunction that uses States called under a plain jax.jit, scan or cond",
+    message="State {state} is used by `{function}` called under {transformation}: the staged program would keep "
+    "the value the State has now as a constant, and jax reuses that program after the State changes",
+    help="{fix}",
+    why="""
+`jax.jit`, `jax.pmap`, `lax.scan`, `lax.cond`, `lax.while_loop`, `jax.checkpoint`
+and `jax.make_jaxpr` stage their function out into a program that jax caches by
+the function and its arguments' shapes. A State read while such a program is
+traced is not one of its arguments: its current value is baked into the program
+as a constant, and the next call reuses the cached program with the old value, a
+silent wrong result. A StatefulFunction therefore refuses to run under a staging
+transformation that does not collect its States (eager `jax.grad` and `jax.vmap`
+read the States afresh at every call, and are allowed).
+""",
+    example="""
+w = State(jnp.ones(3))
+sf = StatefulFunction(lambda x: w.value * x)
+outer = jax.jit(lambda x: sf(x) + 1)
+outer(x)
+w.value = 10 * jnp.ones(3)
+outer(x)                               # would still use the old w
+""",
+    fixed="""
+outer = StatefulFunction(lambda x: sf(x) + 1)   # compiled too; w is an input at every call
+outer(x)
+# or pass the values through the jitted function explicitly:
+@jax.jit
+def outer(state_values, x):
+    new_values, y = sf.jaxpr_call(state_values, x)
+    return y + 1
+
+outer([s.value for s in sf.get_states()], x)
 """,
     layers=(RUNTIME,),
 )
@@ -839,6 +931,36 @@ step_fn = StatefulFunction(step)         # built once: traced once per cache key
 
 def train_step(x):
     return step_fn(x)
+""",
+    layers=(STATIC,),
+)
+
+FACTORY_RESULT_REBUILT = _rule(
+    "JC703",
+    "factory-result-rebuilt",
+    "A factory's fresh function jitted where it is called",
+    message="`{subject}` used as {position}: `{factory}` returns a new {kind} on every call, so every rebuild is a new jit cache key",
+    help="call `{factory}` and jit its result once, before the loop or at module level (`step = jax.jit({subject})`), and call that wrapper here",
+    why="""
+A factory such as `make_step(config)` that returns a nested `def`, a lambda or a
+`functools.partial` returns a new function object on every call. `jax.jit(make_step(cfg))`
+written in a loop or a function body is therefore a new cache key each time, and
+jax traces and compiles again, even when `cfg` never changes.
+""",
+    example="""
+def make_step(lr):
+    def step(p, g):
+        return p - lr * g
+    return step
+
+for batch in batches:
+    params = jax.jit(make_step(0.1))(params, grad(batch))   # a compile per batch
+""",
+    fixed="""
+step = jax.jit(make_step(0.1))                              # built once
+
+for batch in batches:
+    params = step(params, grad(batch))
 """,
     layers=(STATIC,),
 )

@@ -24,3 +24,21 @@ def subprocess_env() -> dict[str, str]:
     env.setdefault("JAX_PLATFORMS", "cpu")
     env.pop("JITCHECK_DEBUG", None)
     return env
+
+
+def _register_hypothesis_profiles() -> None:
+    """Two hypothesis profiles: "ci" (small, the default) and "dev" (larger, for local runs).
+
+    Pick one with ``HYPOTHESIS_PROFILE=dev pytest`` (or pytest's ``--hypothesis-profile dev``).
+    Neither has a deadline: a test never depends on machine speed. A test's own
+    ``@settings`` still wins over the profile for the values it names.
+    """
+    from hypothesis import HealthCheck, settings
+
+    quiet = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+    settings.register_profile("ci", max_examples=10, deadline=None, print_blob=True, suppress_health_check=quiet)
+    settings.register_profile("dev", max_examples=100, deadline=None, print_blob=True, suppress_health_check=quiet)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+_register_hypothesis_profiles()

@@ -208,13 +208,15 @@ def check_produced_once(graph: AnyGraph) -> Iterator[Violation]:
 def check_names(graph: AnyGraph) -> Iterator[Violation]:
     """Labels and places hash and compare by value (they are part of the cache key)."""
     seen: set[int] = set()
+    owner = type(graph).__qualname__  # the message's `{graph}`: violation()'s own graph= is the path
     graph = as_nesting(graph)
     for path, inner in graph.graphs():
         for label in inner.nodes:
             for problem in key_problems(label, "label"):
-                yield violation(
-                    rules.LABEL_BOUND, graph=path, leaf="label", type=type(label).__qualname__,
-                    graph_type="graph", reason=problem.rule.title.lower(),
+                yield violation_from(
+                    rules.LABEL_BOUND,
+                    {"type": type(label).__qualname__, "graph": owner, "reason": problem.rule.title.lower()},
+                    graph=path, leaf="label",
                 )
     for path, label, node in graph.flat():
         for place in (*node.inputs, *node.outputs):
@@ -222,9 +224,10 @@ def check_names(graph: AnyGraph) -> Iterator[Violation]:
                 continue
             seen.add(id(place))
             for problem in key_problems(place, "place"):
-                yield violation(
-                    rules.PLACE_BOUND, graph=path, node=label, leaf=f"place {place!r}",
-                    type=type(place).__qualname__, reason=problem.rule.title.lower(),
+                yield violation_from(
+                    rules.PLACE_BOUND,
+                    {"type": type(place).__qualname__, "graph": owner, "reason": problem.rule.title.lower()},
+                    graph=path, node=label, leaf=f"place {place!r}",
                 )
 
 

@@ -28,7 +28,9 @@ from libcst.metadata import (
 from jitcheck import rules
 from jitcheck.lint import names
 from jitcheck.lint.collect import CallSite, ClassInfo, Collector, Context, collect
+from jitcheck.lint.index import ProjectIndex, summarize
 from jitcheck.lint.prefilter import possible
+from jitcheck.lint.resolver import Resolver
 
 FixKind = Literal["value-partial", "hoist-lambda", "tuple", "frozenset", "frozen-dataclass"]
 
@@ -52,6 +54,8 @@ class RawFinding:
     fix: FixPlan | None = None
     note: str | None = None
     """Added to the rule's help line: what else the fix takes here."""
+    jitted: bool = False
+    """The finding is the function handed to a rebuilt ``jax.jit``: the rule's ``jitted_help`` applies."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +92,7 @@ class Problem:
     """Where to report it, when not at the expression judged (a partial inside ``jax.grad(...)``)."""
     note: str | None = None
     """Added to the rule's help line (a partial inside a rebuilt ``jax.grad``: build that once too)."""
+    jitted: bool = False
 
 
 def _text(module: cst.Module, node: cst.CSTNode, limit: int = 60) -> str:
@@ -95,116 +100,31 @@ def _text(module: cst.Module, node: cst.CSTNode, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class Analyzer:
-    """Judges the candidates one module's :class:`Collector` found."""
+class Analyzer(Resolver):
+    """Judges the candidates one module's :class:`Collector` found, asking the :class:`Resolver` what names are."""
 
     def __init__(self, module: cst.Module, collector: Collector, scopes: Mapping[cst.CSTNode, Scope | None],
-                 graph_constructors: Sequence[str], jit_wrappers: Sequence[str]) -> None:
-        self.module = module
-        self.c = collector
-        self.scopes = scopes
+                 graph_constructors: Sequence[str], jit_wrappers: Sequence[str], index: ProjectIndex | None = None,
+                 module_name: str = "") -> None:
+        super().__init__(module, collector, scopes, jit_wrappers, index, module_name)
         self.node_constructors = names.NODE_CONSTRUCTORS | frozenset(graph_constructors)
-        self.jit_wrappers = dict(names.JIT_WRAPPERS)
-        for name in jit_wrappers:
-            self.jit_wrappers[name] = names.Wrapper(name)
         self.found: list[RawFinding] = []
         self._seen: set[tuple[int, str]] = set()
         self._hoist_names: set[str] = set()
 
-    # -- name resolution ----------------------------------------------------------
-
-    def qnames(self, node: cst.CSTNode) -> set[str]:
-        """The qualified names ``node`` resolves to (``{"jax.jit"}``), via the module's imports."""
-        scope = self.scopes.get(node)
-        if scope is None:
-            return set()
-        try:
-            return {q.name for q in scope.get_qualified_names_for(node)}
-        except Exception:  # libcst can fail on exotic nodes; an unresolved name is never a finding
-            return set()
-
-    def referents(self, node: cst.Name) -> list[object]:
-        """The assignments a name read refers to (libcst `Assignment` objects)."""
-        scope = self.scopes.get(node)
-        if scope is None:
-            return []
-        try:
-            accesses = scope.accesses[node]
-        except Exception:
-            return []
-        found: dict[int, object] = {}
-        for access in accesses:
-            if access.node is node:
-                for ref in access.referents:
-                    found.setdefault(id(ref), ref)
-        return list(found.values())
-
-    def assignments_of(self, target: cst.Name | cst.FunctionDef) -> list[object]:
-        """The libcst assignments made by this very node (a target name or a def)."""
-        name_node = target.name if isinstance(target, cst.FunctionDef) else target
-        scope = self.scopes.get(name_node)
-        if scope is None:
-            return []
-        try:
-            assignments = scope.assignments[name_node]
-        except Exception:
-            return []
-        return [a for a in assignments if getattr(a, "node", None) is target]
-
-    def calls_of(self, target: cst.Name | cst.FunctionDef) -> list[CallSite]:
-        """The calls, in this file, of what ``target`` binds (read through its name)."""
-        calls = []
-        for assignment in self.assignments_of(target):
-            for access in getattr(assignment, "references", ()):
-                site = self.c.call_of_func.get(access.node)
-                if site is not None:
-                    calls.append(site)
-        return calls
-
-    def single_referent(self, node: cst.Name) -> object | None:
-        found = self.referents(node)
-        return found[0] if len(found) == 1 else None
-
-    def wrapper_for(self, func: cst.BaseExpression) -> names.Wrapper | None:
-        for name in self.qnames(func):
-            if name in self.jit_wrappers:
-                return self.jit_wrappers[name]
-        return None
-
-    def is_kind(self, func: cst.BaseExpression, qualified: frozenset[str]) -> bool:
-        return bool(self.qnames(func) & qualified)
-
-    def local_class(self, func: cst.BaseExpression) -> ClassInfo | None:
-        """The class defined in this file that ``func`` (a call's callee) names, if any."""
-        if not isinstance(func, cst.Name):
-            return None
-        ref = self.single_referent(func)
-        node = getattr(ref, "node", None)
-        if isinstance(node, cst.ClassDef):
-            return self.c.classes.get(node)
-        return None
-
-    def value_of(self, name: cst.Name) -> tuple[cst.BaseExpression, Context, Scope] | None:
-        """The value bound to a name by its one assignment in this file, with where it ran."""
-        ref = self.single_referent(name)
-        target = getattr(ref, "node", None)
-        if target is None or target not in self.c.assigned:
-            return None
-        value, context = self.c.assigned[target]
-        return value, context, ref.scope  # type: ignore[attr-defined]
-
     # -- reporting -------------------------------------------------------------------
 
     def report(self, node: cst.CSTNode, rule: rules.Rule, fields: dict[str, object], fix: FixPlan | None = None,
-               note: str | None = None) -> None:
+               note: str | None = None, jitted: bool = False) -> None:
         key = (id(node), rule.code)
         if key in self._seen:
             return
         self._seen.add(key)
-        self.found.append(RawFinding(node, rule, fields, fix, note))
+        self.found.append(RawFinding(node, rule, fields, fix, note, jitted))
 
     def report_problem(self, expr: cst.CSTNode, problem: Problem) -> None:
-        self.report(problem.node if problem.node is not None else expr, problem.rule, problem.fields, problem.plan, problem.note)
+        self.report(problem.node if problem.node is not None else expr, problem.rule, problem.fields, problem.plan, problem.note,
+                    problem.jitted)
 
     # -- callables in positions that are cache keys ------------------------------------
 
@@ -272,7 +192,8 @@ class Analyzer:
         return found
 
     def callable_problem(self, expr: cst.BaseExpression, *, rebuilt: bool, context: Context, position: str,
-                         allow_value_partial: bool = True, depth: int = 0, keys: names.Keys = "identity") -> Problem | None:
+                         allow_value_partial: bool = True, depth: int = 0, keys: names.Keys = "identity",
+                         jitted: bool = False) -> Problem | None:
         """The rule ``expr`` breaks as a callable in a cache-key position, or None.
 
         ``rebuilt`` says the position is evaluated again whenever the code runs again
@@ -296,7 +217,8 @@ class Analyzer:
                     # ValuePartial hashes its arguments: safe only when they are plainly hashable; an array never is.
                     static = self.arguments_static(expr)
                     plan = FixPlan("value-partial", expr, "safe" if static else "unsafe") if static is not False else None
-                return Problem(rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": _text(self.module, expr), "args": self.args_text(expr)}, plan)
+                return Problem(rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": _text(self.module, expr),
+                                                         "args": self.args_text(expr), **self.partial_parts(expr)}, plan)
             if self.is_kind(expr.func, names.TREE_PARTIALS):
                 plan = None
                 if allow_value_partial and self.can_import_value_partial():
@@ -305,11 +227,16 @@ class Analyzer:
                         plan = FixPlan("value-partial", expr, "safe")
                     elif static is None:
                         plan = FixPlan("value-partial", expr, "unsafe")
-                return Problem(rules.TREE_UTIL_PARTIAL, {"position": position, "subject": _text(self.module, expr), "args": self.args_text(expr)}, plan)
+                return Problem(rules.TREE_UTIL_PARTIAL, {"position": position, "subject": _text(self.module, expr),
+                                                         "args": self.args_text(expr), **self.partial_parts(expr)}, plan)
             transformed = self.transformation_of(expr)
             if transformed is not None:
                 rebuilds, wrapped = transformed
                 return self.transformed_problem(expr, rebuilds, wrapped, context=context, position=position, keys=keys, depth=depth)
+            kind = self.factory_kind(expr.func)
+            if kind is not None and keys != "wrapper":
+                return Problem(rules.FACTORY_RESULT_REBUILT, {"position": position, "subject": _text(self.module, expr),
+                                                               "factory": _text(self.module, expr.func, 40), "kind": kind})
             return None
         if isinstance(expr, cst.Name):
             ref = self.single_referent(expr)
@@ -338,82 +265,25 @@ class Analyzer:
                     return Problem(found.rule, {**found.fields, "subject": expr.value})
             return None
         if isinstance(expr, cst.Attribute):
-            if self.is_bound_method(expr, context):
+            kind = self.member_kind(expr, context)
+            if kind == "method":
                 if keys == "value" and not self.receiver_rebuilt(expr, context):
                     return None  # compared by value: the same receiver's method is the same key
                 return Problem(rules.BOUND_METHOD, {"position": position, "subject": _text(self.module, expr)})
+            if kind == "unknown" and jitted and rebuilt and context.in_loop and keys == "identity" and depth == 0:
+                # Hoisting the wrapper out of the loop is right whatever the attribute is (see JC107).
+                return Problem(rules.UNRESOLVED_METHOD, {"position": position, "subject": _text(self.module, expr),
+                                                         "receiver": _text(self.module, expr.value, 40),
+                                                         "name": expr.attr.value})
         return None
 
-    def receiver_rebuilt(self, expr: cst.Attribute, context: Context) -> bool:
-        """True when the receiver of ``expr`` is bound anew as often as ``context`` runs.
-
-        A bound method equals another of the same receiver object; a wrapper that
-        compares callables by value finds it again unless the receiver is rebuilt
-        too (``Model().apply``, or a model built in the same function and loop).
-        """
-        receiver = expr.value
-        if not isinstance(receiver, cst.Name):
-            return True
-        if context.method_of is not None and receiver.value == context.self_name:
-            return False
-        target = getattr(self.single_referent(receiver), "node", None)
-        if target is None or target not in self.c.assigned:
-            return False
-        _, bound_in = self.c.assigned[target]
-        return bound_in.function is context.function and (bound_in.in_loop or not context.in_loop)
-
-    def is_bound_method(self, expr: cst.Attribute, context: Context) -> bool:
-        """True when ``expr`` is ``receiver.method`` with a method resolved in this file."""
-        receiver = expr.value
-        if not isinstance(receiver, cst.Name):
-            return False
-        attr = expr.attr.value
-        if context.method_of is not None and receiver.value == context.self_name:
-            return self.class_method_kind(self.c.classes.get(context.method_of), attr, set()) == "method"
-        ref = self.single_referent(receiver)
-        if ref is None or isinstance(ref, ImportAssignment):
-            return False
-        target = getattr(ref, "node", None)
-        if target in self.c.assigned:
-            value, _ = self.c.assigned[target]
-            if isinstance(value, cst.Call):
-                info = self.local_class(value.func)
-                if info is not None:
-                    return self.class_method_kind(info, attr, set()) == "method"
-        return False
-
-    def class_method_kind(self, info: ClassInfo | None, attr: str, seen: set[int]) -> str | None:
-        """``"method"`` when instances of the class get ``attr`` as a bound method."""
-        if info is None or id(info.node) in seen:
-            return None
-        seen.add(id(info.node))
-        if attr in info.instance_values:
-            return "stored"  # an instance attribute: not bound, whatever it holds
-        method = info.methods.get(attr)
-        if method is not None:
-            for decorator in method.decorators:
-                qualified = self.qnames(decorator.decorator) or {cst.helpers.get_full_name_for_node(decorator.decorator) or ""}
-                if qualified & {"builtins.staticmethod", "builtins.classmethod", "builtins.property", "staticmethod",
-                                "classmethod", "property", "functools.cached_property"}:
-                    return None
-                if any(q.endswith(".setter") or q.endswith(".getter") for q in qualified):
-                    return None
-            return "method"
-        value = info.class_values.get(attr)
-        if value is not None:
-            if isinstance(value, cst.Lambda):
-                return "method"
-            if isinstance(value, cst.Name):
-                ref = self.single_referent(value)
-                if isinstance(getattr(ref, "node", None), cst.FunctionDef):
-                    return "method"
-            return None
-        for base in info.node.bases:
-            base_info = self.local_class(base.value)
-            kind = self.class_method_kind(base_info, attr, seen)
-            if kind is not None:
-                return kind
-        return None
+    def partial_parts(self, call: cst.Call) -> dict[str, str]:
+        """The partial's function and its bound values, for the help of a jitted partial."""
+        if not call.args:
+            return {"function": "f", "bound": "its bound values"}
+        rest = [_text(self.module, arg, 40).rstrip(",") for arg in call.args[1:]]
+        bound = ", ".join(f"`{r}`" for r in rest) or "none"
+        return {"function": _text(self.module, call.args[0].value, 40), "bound": bound}
 
     def args_text(self, call: cst.Call) -> str:
         text = ", ".join(_text(self.module, arg, 40).rstrip(",") for arg in call.args)
@@ -604,30 +474,58 @@ class Analyzer:
                     self.partial_jit_call(site, inner)
         for function, decorator, context in self.c.decorated:
             self.decorated_def(function, decorator, context)
+        self.imported_jit_calls()
         return self.found
 
+    def imported_jit_calls(self) -> None:
+        """Calls of jitted functions with static arguments that another module defines (known from the index)."""
+        wanted = self.index.hints().static_jitted
+        for func, site in self.c.call_of_func.items():
+            if not isinstance(func, cst.Name) or func.value not in wanted or site.node.func is not func:
+                continue
+            found = self.indexed_jit(func)
+            if found is None:
+                continue
+            facts, qualified = found
+            spec_facts = facts["jit"]
+            assert isinstance(spec_facts, dict)
+            spec = (frozenset(spec_facts.get("nums") or ()), frozenset(spec_facts.get("names") or ()))
+            params = facts.get("params")
+            self.check_static_arguments(site.node, site.context, spec, tuple(params) if isinstance(params, list) else None,
+                                        func.value)
+
     def exempt(self, context: Context) -> bool:
-        """Code that runs once per object or per distinct argument: built there, built once."""
+        """Code that runs once, judged by reason: built there, built once.
+
+        Code under an outer trace (a jitted function's body) runs once per trace: exempt.
+        A constructor (once per object), a cached function (once per argument), or an
+        entry point or test (``main``, ``test_*``, ``setUp``: once per run) is exempt
+        too, but not a loop inside it (each iteration builds again), and not an entry
+        point or test that this file calls more than once.
+        """
         function = context.function
         if not isinstance(function, cst.FunctionDef):
             return False
-        name = function.name.value
-        if context.method_of is not None and name in names.CONSTRUCTOR_METHODS:
-            return True
-        if name in names.ONCE_FUNCTIONS or name.startswith("test"):
-            return True  # an entry point or a test: run once, by the program or the test runner
+        once = False
         for decorator in function.decorators:
             expr = decorator.decorator
             target = expr.func if isinstance(expr, cst.Call) else expr
             qualified = self.qnames(target)
-            if qualified & names.CACHING_DECORATORS:
-                return True
             if any(q in self.jit_wrappers for q in qualified):
                 return True  # runs only while the outer function is traced
             if isinstance(expr, cst.Call) and self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args \
                     and self.wrapper_for(expr.args[0].value) is not None:
                 return True
-        return False
+            if qualified & names.CACHING_DECORATORS:
+                once = True
+        if context.in_loop:
+            return False
+        name = function.name.value
+        if context.method_of is not None and name in names.CONSTRUCTOR_METHODS:
+            return True
+        if name in names.ONCE_FUNCTIONS or name.startswith("test"):
+            return len(self.calls_of(function)) < 2  # run once by the program or the test runner
+        return once
 
     def used_here(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, wrapper: names.Wrapper) -> bool:
         """True when the jitted wrapper built here is called where it is built.
@@ -678,7 +576,9 @@ class Analyzer:
             else:
                 position = f"the function jitted by `{site.spelled}` {context.where()}"
             found = self.callable_problem(fun, rebuilt=True, context=context, position=position, allow_value_partial=False,
-                                          keys=wrapper.keys)
+                                          keys=wrapper.keys, jitted=True)
+            if found is not None and wrapper.keys == "identity" and found.rule in (rules.FUNCTOOLS_PARTIAL, rules.TREE_UTIL_PARTIAL):
+                found = dataclasses.replace(found, jitted=True)  # a ValuePartial would not help a rebuilt jax.jit
             if found is not None and wrapper.keys == "wrapper":
                 # Fixed alone, the callable would still be wrapped anew, with an empty cache, each time.
                 note = f"and build the `{site.spelled}` once, at module level or in `__init__`: a new one starts with an empty cache"
@@ -972,20 +872,29 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
 
 
 def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str] = (), jit_wrappers: Sequence[str] = (),
-            prefilter: bool = True) -> Analysis:
+            prefilter: bool = True, index: ProjectIndex | None = None, module_name: str = "") -> Analysis:
     """Every finding of the static rules in a parsed module, in source order.
 
-    ``prefilter=False`` skips the ``ast`` test of :mod:`.prefilter` (the tests use it
-    to show that the test never hides a finding).
+    ``index`` is the project index of the run (what the other files define); without
+    one, the module is indexed alone, as ``module_name``. ``prefilter=False`` skips
+    the ``ast`` test of :mod:`.prefilter` (the tests use it to show that the test
+    never hides a finding).
     """
-    if prefilter and not possible(source, graph_constructors, jit_wrappers):
+    module_name = module_name or "__module__"
+    if index is None or module_name not in index.modules:
+        index = ProjectIndex({**(index.modules if index is not None else {}), module_name: summarize(source)},
+                             installed=index.installed if index is not None else True)
+    hints = index.hints()
+    if prefilter and not possible(source, graph_constructors, jit_wrappers, hints=hints):
         return Analysis(module, None, [])
     collector = collect(module, source, graph_constructors, jit_wrappers)
-    if not collector.needs_scope:
+    if not collector.needs_scope and not any(
+            (cst.helpers.get_full_name_for_node(func) or "").rsplit(".", 1)[-1] in hints.static_jitted
+            for func in collector.call_of_func):
         return Analysis(module, None, [])
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
-    raw = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers).run()
+    raw = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers, index, module_name).run()
     if not raw:
         return Analysis(module, wrapper, [])
     positions = wrapper.resolve(PositionProvider)
@@ -1000,7 +909,8 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
                 where.end.column + 1,
                 item.rule,
                 item.rule.format(**item.fields),
-                item.rule.format_help(**item.fields) + (f"; {item.note}" if item.note else ""),
+                (item.rule.format_jitted_help(**item.fields) if item.jitted else item.rule.format_help(**item.fields))
+                + (f"; {item.note}" if item.note else ""),
                 item.fix,
             )
         )

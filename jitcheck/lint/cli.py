@@ -3,6 +3,7 @@
     jitcheck [check] [PATH ...] [--fix [--unsafe-fixes] | --diff] [--output-format FMT] [--statistics]
     jitcheck rule JC101            # a rule's documentation (``--all`` for every rule)
     jitcheck debug-report ...      # the runtime layer's import-time report (jitcheck.debug.report)
+    jitcheck server                # a language server for editors (jitcheck.server; docs/editor.md)
 
 Exit status: 0 no findings, 1 findings, 2 a usage, configuration or internal error.
 The command imports neither jax nor (when every file is in the cache) libcst.
@@ -109,6 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return rule_command(args_list[1:])
     if args_list and args_list[0] == "debug-report":
         return debug_report_command(args_list[1:])
+    if args_list and args_list[0] == "server":  # the language server (jitcheck.server, needs jitcheck[server])
+        from jitcheck.server import main as server_main
+
+        return server_main(args_list[1:])
     if args_list and args_list[0] == "check":
         args_list = args_list[1:]
     parser = _parser()

@@ -83,6 +83,8 @@ class ClassInfo:
     class_values: dict[str, cst.BaseExpression] = dataclasses.field(default_factory=dict)
     instance_values: dict[str, list[cst.BaseExpression]] = dataclasses.field(default_factory=dict)
     defines: set[str] = dataclasses.field(default_factory=set)
+    annotations: dict[str, cst.BaseExpression] = dataclasses.field(default_factory=dict)
+    """Class-level and ``self.x: T = ...`` annotations, by attribute name."""
 
 
 _ALIAS = re.compile(r"\b(\w+)\s+as\s+(\w+)")
@@ -116,6 +118,14 @@ class Collector(cst.CSTVisitor):
         self.decorated: list[tuple[cst.FunctionDef, cst.Decorator, Context]] = []
         self.applied_parent: dict[cst.Call, cst.CSTNode | None] = {}
         """For a call whose callee is itself a call (``partial(jax.jit, ...)(f)``): what holds it."""
+        self.annotations: dict[cst.CSTNode, cst.BaseExpression] = {}
+        """Annotated assignment targets (``env: Env = make()``) and their annotations."""
+        self.loop_iters: dict[cst.CSTNode, cst.BaseExpression] = {}
+        """Loop variables (``for env in (A(), B()):``) and what they iterate over."""
+        self.class_names: dict[str, cst.ClassDef] = {}
+        """Module-level classes by name (for string annotations)."""
+        self.imported: set[str] = set()
+        """The modules and names this file imports, qualified (``chex``, ``jax.numpy``)."""
         self.needs_scope = False
         self._handlers: dict[type[cst.CSTNode], Callable[[cst.CSTNode], bool]] = {
             cst.FunctionDef: self._function,  # type: ignore[dict-item]
@@ -126,6 +136,8 @@ class Collector(cst.CSTVisitor):
             cst.Call: self._call,  # type: ignore[dict-item]
             cst.Assign: self._assign,  # type: ignore[dict-item]
             cst.AnnAssign: self._ann_assign,  # type: ignore[dict-item]
+            cst.Import: self._import,  # type: ignore[dict-item]
+            cst.ImportFrom: self._import_from,  # type: ignore[dict-item]
         }
 
     # -- the walk ---------------------------------------------------------------
@@ -190,9 +202,21 @@ class Collector(cst.CSTVisitor):
         self.frames.pop()
         return False
 
+    def _import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            self.imported.add(get_full_name_for_node(alias.name) or "")
+        return False
+
+    def _import_from(self, node: cst.ImportFrom) -> bool:
+        if node.module is not None and not node.relative:
+            self.imported.add(get_full_name_for_node(node.module) or "")
+        return False
+
     def _class(self, node: cst.ClassDef) -> bool:
         info = ClassInfo(node)
         self.classes[node] = info
+        if len(self.frames) == 1:
+            self.class_names[node.name.value] = node
         for statement in node.body.body:
             if isinstance(statement, cst.FunctionDef):
                 info.methods[statement.name.value] = statement
@@ -206,6 +230,7 @@ class Collector(cst.CSTVisitor):
                                 info.defines.add(target.target.value)
                     elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                         info.defines.add(small.target.value)
+                        info.annotations[small.target.value] = small.annotation.annotation
                         if small.value is not None:
                             info.class_values[small.target.value] = small.value
         for decorator in node.decorators:
@@ -225,6 +250,8 @@ class Collector(cst.CSTVisitor):
         return False
 
     def _for(self, node: cst.For) -> bool:
+        if isinstance(node.target, cst.Name):
+            self.loop_iters[node.target] = node.iter
         node.target.visit(self)
         node.iter.visit(self)
         self.frames[-1].loops += 1
@@ -293,6 +320,14 @@ class Collector(cst.CSTVisitor):
     def _ann_assign(self, node: cst.AnnAssign) -> bool:
         if node.value is not None:
             self._record_target(node.target, node.value)
+        if isinstance(node.target, cst.Name):
+            self.annotations[node.target] = node.annotation.annotation
+        elif isinstance(node.target, cst.Attribute) and isinstance(node.target.value, cst.Name):
+            context = self.context()
+            if context.method_of is not None and node.target.value.value == context.self_name:
+                info = self.classes.get(context.method_of)
+                if info is not None:
+                    info.annotations.setdefault(node.target.attr.value, node.annotation.annotation)
         return True
 
 
@@ -305,7 +340,7 @@ def collect(module: cst.Module, source: str, graph_constructors: Iterable[str] =
     jit_names = tuple(jit_wrappers)
     triggers = trigger_names(source, (*graph_names, *jit_names))
     aliases = {m.group(2) for m in _ALIAS.finditer(source)}
-    jit_spellings = names.last_names((*names.JIT_WRAPPERS, *jit_names)) | (aliases & triggers)
+    jit_spellings = names.last_names((*names.JIT_WRAPPERS, *names.METHOD_WRAPPERS, *jit_names)) | (aliases & triggers)
     graph_spellings = names.last_names((*names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS, *graph_names))
     collector = Collector(triggers, jit_spellings, graph_spellings)
     module.visit(collector)

@@ -68,6 +68,11 @@ JIT_WRAPPERS: Final[Mapping[str, Wrapper]] = {
 }
 """Wrappers that trace and compile their function, keyed by qualified name."""
 
+METHOD_WRAPPERS: Final[Mapping[str, Wrapper]] = {"variant": Wrapper("chex.variant")}
+"""Wrappers called as a method of ``self`` in a module that imports their package: chex's
+``self.variant(f, static_argnums=...)`` in a ``chex.TestCase`` jits ``f`` anew on every
+call under the ``with_jit`` variant (and pmaps it under ``with_pmap``)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class Transformation:
@@ -155,7 +160,7 @@ ONCE_FUNCTIONS: Final = frozenset({"main", "setUp", "setUpClass", "setUpModule"}
 """Functions a program or test runner calls once (with every ``test*`` function)."""
 
 BASE_TRIGGERS: Final = frozenset(
-    {name.rsplit(".", 1)[-1] for name in (*JIT_WRAPPERS, *NODE_CONSTRUCTORS, *GRAPH_CONSTRUCTORS)}
+    {name.rsplit(".", 1)[-1] for name in (*JIT_WRAPPERS, *NODE_CONSTRUCTORS, *GRAPH_CONSTRUCTORS, *METHOD_WRAPPERS)}
 )
 PARTIAL_TRIGGERS: Final = frozenset({"partial", "Partial"})
 TRANSFORMATION_TRIGGERS: Final = frozenset(
@@ -181,6 +186,7 @@ __all__ = [
     "FUNCTOOLS_PARTIALS",
     "GRAPH_CONSTRUCTORS",
     "JIT_WRAPPERS",
+    "METHOD_WRAPPERS",
     "Keys",
     "NODE_CONSTRUCTORS",
     "ONCE_FUNCTIONS",

@@ -21,12 +21,12 @@ def text(findings: Sequence[Finding]) -> str:
 
 def rule_url(code: str) -> str | None:
     """Where a rule's documentation is: its section of docs/rules.md in this checkout, as a file URI (None without one)."""
-    from jitcheck.lint.rules_doc import _anchor
+    from jitcheck.lint.rules_doc import anchor
 
     page = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
     if code not in rules.BY_CODE or not page.is_file():
         return None
-    return f"{page.as_uri()}#{_anchor(rules.BY_CODE[code])}"
+    return f"{page.as_uri()}#{anchor(rules.BY_CODE[code])}"
 
 
 def _fix(f: Finding) -> dict[str, object] | None:

@@ -17,6 +17,7 @@ from typing import Union
 
 from jitcheck.lint import names
 from jitcheck.lint.collect import _ALIAS
+from jitcheck.lint.index import Hints
 
 Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -136,8 +137,10 @@ class _Index:
 
 
 class _Judge:
-    def __init__(self, index: _Index, jit: frozenset[str], graph: frozenset[str], jit_qualified: frozenset[str] = frozenset()) -> None:
+    def __init__(self, index: _Index, jit: frozenset[str], graph: frozenset[str], jit_qualified: frozenset[str] = frozenset(),
+                 hints: Hints | None = None) -> None:
         self.index = index
+        self.hints = hints if hints is not None else Hints()
         self.jit = jit
         self.graph = graph
         self.sites = {id(site.node): site for site in index.calls}
@@ -152,12 +155,13 @@ class _Judge:
             local for local, qualified in self.index.modules.items() if qualified.rsplit(".", 1)[-1] in last_names
         )
 
-    def exempt(self, function: Function | None) -> bool:
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    def exempt(self, function: Function | None, loop: bool = False) -> bool:
+        """Mirrors the analysis's exemptions by name; nothing in a loop is exempt (the analysis decides the rest)."""
+        if loop or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
         name = function.name
         if name in names.ONCE_FUNCTIONS or name.startswith("test"):
-            return True
+            return len(self.index.by_name.get(name, ())) < 2
         return name in names.CONSTRUCTOR_METHODS and id(function) in self.index.class_of
 
     def called_in(self, spelled: str, function: Function | None) -> bool:
@@ -211,10 +215,16 @@ class _Judge:
             where = id(site.function) if site.function is not None else 0
             return any(fid == where and (fid or loop) for fid, loop in self.index.binders.get(fun.id, ()))
         if isinstance(fun, ast.Attribute):
-            return isinstance(fun.value, ast.Name) and fun.value.id not in self.index.imported
+            base = fun.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Call):
+                return _last(base.func) == "super" or isinstance(fun.value, ast.Call)
+            return isinstance(base, ast.Name) and base.id not in self.index.imported
         if isinstance(fun, ast.Call):
             applied = fun.func.func if isinstance(fun.func, ast.Call) else fun.func  # functools.wraps(f)(g)
-            return _last(fun.func) in self.partials or _last(applied) in self.transformations
+            return _last(fun.func) in self.partials or _last(applied) in self.transformations \
+                or _last(fun.func) in self.hints.factories
         return isinstance(fun, ast.Lambda)
 
     def suspicious(self, expr: ast.expr, depth: int = 0) -> bool:
@@ -302,7 +312,7 @@ class _Judge:
         assert isinstance(call, ast.Call)
         spec = self.static_spec(call.keywords)
         if call.args:
-            if (site.function is not None or site.loop) and not self.exempt(site.function) and self.used_here(site) \
+            if (site.function is not None or site.loop) and not self.exempt(site.function, site.loop) and self.used_here(site) \
                     and (_last(call.func) in self.own_cache or self.maybe_bad_callable(call.args[0], site)):
                 return True  # a StatefulFunction built per call is reported whatever it wraps
         if spec is not None:
@@ -340,7 +350,7 @@ class _Judge:
                 spec = self.static_spec(decorator.keywords)
             else:
                 continue
-            if site.function is not None and not self.exempt(site.function) and self.called_in(function.name, site.function):
+            if site.function is not None and not self.exempt(site.function, site.loop) and self.called_in(function.name, site.function):
                 return True
             if spec is not None and id(function) not in self.index.class_of and self.binding_bad(function.name, spec, site.function):
                 return True
@@ -351,6 +361,9 @@ class _Judge:
             call = site.node
             assert isinstance(call, ast.Call)
             last = _last(call.func)
+            if last in self.hints.static_jitted and isinstance(call.func, ast.Name) and self.static_call_bad(
+                    call, (frozenset(range(len(call.args))), frozenset(k.arg for k in call.keywords if k.arg))):
+                return True  # a jitted function of another module: its static positions are the analysis's to read
             if last in self.graph:
                 return True
             if last in self.jit and self.is_jit(call.func) and self.jit_call(site):
@@ -366,18 +379,26 @@ class _Judge:
 
 
 
-def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = ()) -> bool:
-    """False only when no static rule can report anything in ``source``."""
+def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = (),
+             hints: Hints | None = None) -> bool:
+    """False only when no static rule can report anything in ``source``.
+
+    ``hints`` names what other files of the run define (factories, jitted functions
+    with static arguments) that a call here may use.
+    """
     jit_names = names.last_names((*names.JIT_WRAPPERS, *jit_wrappers))
+    if "chex" in source:
+        jit_names |= frozenset(names.METHOD_WRAPPERS)
     graph_names = names.last_names((*names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS, *graph_constructors))
-    if not any(name in source for name in (*jit_names, *graph_names)):
+    imported_jitted = hints is not None and any(name in source for name in hints.static_jitted)
+    if not imported_jitted and not any(name in source for name in (*jit_names, *graph_names)):
         return False
     aliases = {m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in jit_names | graph_names}
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True  # let libcst decide, and report
-    judge = _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers))
+    judge = _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints)
     return judge.possible()
 
 

@@ -113,14 +113,15 @@ def render() -> str:
     ]
     for rule in rules.RULES:
         layers = ", ".join(layer.value for layer in rules.Layer if layer in rule.layers)
-        lines.append(f"| [{rule.code}](#{_anchor(rule)}) | `{rule.name}` | {rule.title} | {layers} | {rule.autofix or '-'} |")
+        lines.append(f"| [{rule.code}](#{anchor(rule)}) | `{rule.name}` | {rule.title} | {layers} | {rule.autofix or '-'} |")
     lines.append("")
     for rule in rules.RULES:
         lines.append(rule_page(rule))
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _anchor(rule: rules.Rule) -> str:
+def anchor(rule: rules.Rule) -> str:
+    """The fragment of the rule's heading in docs/rules.md (as GitHub and most renderers spell it)."""
     text = f"{rule.code} {rule.name}: {rule.title}".lower()
     kept = "".join(ch for ch in text if ch.isalnum() or ch in " -_")
     return kept.replace(" ", "-")

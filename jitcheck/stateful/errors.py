@@ -39,6 +39,10 @@ class TracerInState(StatefulError, RuntimeError):
     """A tracer would be stored in a State outside a StatefulFunction trace (JC604)."""
 
 
+class StateUnderStaging(StatefulError, RuntimeError):
+    """A StatefulFunction using States called under a plain ``jax.jit``, ``scan`` or ``cond`` (JC605)."""
+
+
 class UnknownCacheKey(KeyError):
     """A cache key this StatefulFunction has not traced (or has evicted)."""
 

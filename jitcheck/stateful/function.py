@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import jax
 
@@ -23,8 +23,15 @@ from jitcheck.stateful import entry as entries
 from jitcheck.stateful import jaxinternals, recording
 from jitcheck.stateful.cache import BoundedCache
 from jitcheck.stateful.entry import Entry, Stale
-from jitcheck.stateful.errors import StateArgumentRefused, StateShapeError, UnknownCacheKey, found
+from jitcheck.stateful.errors import (
+    StateArgumentRefused,
+    StateShapeError,
+    StateUnderStaging,
+    UnknownCacheKey,
+    found,
+)
 from jitcheck.stateful.keys import ArgumentSpec, CacheKey, Split
+from jitcheck.stateful.manager import StateDictManager
 from jitcheck.stateful.recording import Frame, Record
 from jitcheck.stateful.state import State
 from jitcheck.stateful.values import (
@@ -38,6 +45,8 @@ from jitcheck.stateful.values import describe as describe_value
 
 _flatten: Callable[[Any], tuple[list[Any], Any]] = jax.tree_util.tree_flatten  # no wrapper: hit path
 _ArrayImpl = jaxinternals.ArrayImpl
+_EvalTrace = jaxinternals.EvalTrace
+_TRACE_CONTEXT = jaxinternals.TRACE_CONTEXT
 _CURRENT = recording.CURRENT
 _NO_STATIC: tuple[tuple[int, Any], ...] = ()
 _RETRIES = 8
@@ -61,9 +70,9 @@ def _location(fun: Callable[..., Any]) -> str:
 class StatefulFunction:
     """Trace ``fun`` once per cache key, finding the States it reads and writes.
 
-    ``StatefulFunction(fun, static_argnums=(), static_argnames=(), axis_env=None,
-    abstracted_axes=None, state_returns=('read', 'write'), cache_type=None, *,
-    name=None, maxsize=128)``.
+    ``StatefulFunction(fun, static_argnums=(), axis_env=None, abstracted_axes=None,
+    state_returns=('read', 'write'), cache_type=None, *, static_argnames=(),
+    name=None, maxsize=128)``: the seed's positional order; the extras keyword-only.
 
     Calling it (or `jaxpr_call_auto`) runs the traced program with the States'
     current values and writes the written States back. `jaxpr_call` runs it with
@@ -79,12 +88,12 @@ class StatefulFunction:
         self,
         fun: Callable[..., Any],
         static_argnums: int | Iterable[int] = (),
-        static_argnames: str | Iterable[str] = (),
         axis_env: Sequence[tuple[Hashable, int]] | None = None,
         abstracted_axes: Any | None = None,
         state_returns: str | tuple[str, ...] = ("read", "write"),
         cache_type: str | None = None,
         *,
+        static_argnames: str | Iterable[str] = (),
         name: str | None = None,
         maxsize: int = 128,
     ) -> None:
@@ -111,7 +120,7 @@ class StatefulFunction:
         )
         self.static_argnums: tuple[int, ...] = tuple(sorted(self._spec.positions)) + tuple(sorted(self._spec.from_end))
         self.static_argnames: tuple[str, ...] = tuple(sorted(self._spec.names))
-        self.axis_env: tuple[tuple[Hashable, int], ...] | None = None if axis_env is None else tuple(axis_env)
+        self.axis_env: tuple[tuple[Hashable, int], ...] | None = self._axis_env(axis_env)
         self.abstracted_axes = None
         self.cache_type = cache_type
         self._plain = self._spec.plain
@@ -124,6 +133,18 @@ class StatefulFunction:
     def maxsize(self) -> int:
         """The most cache entries kept."""
         return self._cache.maxsize
+
+    def _axis_env(self, value: Any) -> tuple[tuple[Hashable, int], ...] | None:
+        if value is None:
+            return None
+        pairs = None if isinstance(value, (str, bytes)) else _pairs(value)
+        if pairs is None:
+            raise TypeError(
+                f"StatefulFunction `{self.name}`: axis_env={value!r} is not a sequence of (axis name, size) pairs. "
+                "axis_env is the third positional parameter, as in the seed's signature; static argument names "
+                "go by keyword: StatefulFunction(fun, static_argnames=...)"
+            )
+        return pairs
 
     def _state_returns(self, value: str | tuple[str, ...]) -> tuple[str, ...]:
         chosen = (value,) if isinstance(value, str) else tuple(value)
@@ -152,17 +173,30 @@ class StatefulFunction:
 
     # ---- tracing ---------------------------------------------------------------------
 
-    def make_jaxpr(self, *args: Any, **kwargs: Any) -> StatefulFunction:
+    @overload
+    def make_jaxpr(self, *args: Any, return_shape: Literal[False] = False, **kwargs: Any) -> StatefulFunction: ...
+
+    @overload
+    def make_jaxpr(self, *args: Any, return_shape: Literal[True], **kwargs: Any) -> tuple[Any, Any]: ...
+
+    def make_jaxpr(self, *args: Any, return_shape: bool = False, **kwargs: Any) -> StatefulFunction | tuple[Any, Any]:
         """Trace at these arguments (arrays, numbers, ShapeDtypeStructs, containers of them).
 
         Records the jaxpr, output shapes and tree, and the States read and written,
         under the arguments' cache key; nothing is traced when that key is cached and
-        its States still have the shapes and dtypes it was traced at. Returns self.
+        its States still have the shapes and dtypes it was traced at. Returns self
+        (for chaining, as brainstate does); with ``return_shape=True``, the pair
+        ``(ClosedJaxpr, output shapes)``: the jaxpr of `get_jaxpr` and a pytree of
+        ``jax.ShapeDtypeStruct`` shaped like the function's output, as the seed and
+        ``jax.make_jaxpr`` describe. ``return_shape`` is this method's own keyword,
+        never passed on to the function.
         """
         key, _, split = self._spec.checked_key(args, kwargs)
         current = self._cache.get(key)
         if current is None or self._is_stale(current):
-            self._retrace(key, split, current)
+            current = self._retrace(key, split, current)
+        if return_shape:
+            return current.public_jaxpr(), current.out_shapes()[0]
         return self
 
     def compile_and_get_states_by_static_args(self, *args: Any, **kwargs: Any) -> tuple[State, ...]:
@@ -301,6 +335,18 @@ class StatefulFunction:
         """The States the function writes."""
         return self._entry(cache_key).write_states
 
+    def states(self, cache_key: Hashable = ()) -> tuple[State, ...]:
+        """The States the function reads and writes (the seed's name for `get_states`)."""
+        return self._entry(cache_key).states
+
+    def to_state_manager(self, cache_key: Hashable = ()) -> StateDictManager:
+        """The States of `states` in a `StateDictManager`, keyed by name (by id where a name is missing or shared).
+
+        Read all their values with ``collect_values()``, set them with
+        ``assign_values(values)``; the States are the same objects the function uses.
+        """
+        return StateDictManager.of(self._entry(cache_key).states)
+
     def clear_cache(self) -> None:
         """Forget every trace."""
         self._cache.clear()
@@ -422,7 +468,7 @@ class StatefulFunction:
             slot = self._slots.get(key)
         except (AttributeError, TypeError):
             slot = None
-        if slot is None or _CURRENT.get() is not None:
+        if slot is None or _CURRENT.get() is not None or type(_TRACE_CONTEXT.trace) is not _EvalTrace:
             return self._call_auto(args, kwargs)
         slot.used = next(self._clock)
         entry = slot.value
@@ -460,6 +506,8 @@ class StatefulFunction:
         for _ in range(_RETRIES):
             if entry is None:
                 entry = self._retrace(key, split, None)
+            if frame is None and entry.states:
+                self._refuse_staging(entry)
             if frame is None:
                 values = [state._concrete() for state in entry.states]
             else:
@@ -476,6 +524,37 @@ class StatefulFunction:
             self._write_back(entry, results, frame)
             return entry.output(results)
         raise self._unsettled()
+
+    def _refuse_staging(self, entry: Entry) -> None:
+        """Refuse (JC605) a call under a staging transformation that would bake the States' values in."""
+        staging = jaxinternals.staging_trace()
+        if staging is None:
+            return
+        states = entry.states
+        labels = ", ".join(state.label for state in states)
+        transformation = jaxinternals.staged_for(staging)
+        shown = self.name if self.name.replace(".", "_").isidentifier() else "sf"
+        fix = (
+            f"call `{self.name}` outside {transformation.split(' of ')[0]} (a StatefulFunction is compiled already), "
+            "or wrap the outer function in jitcheck.StatefulFunction instead of the plain transformation (it "
+            "compiles it too, and passes every State in at each call), or pass the values in explicitly: "
+            f"`new_values, out = {shown}.jaxpr_call(state_values, *args)` inside it, with state_values "
+            f"(one per State of get_states(): [{labels}]) an argument of the jitted function"
+        )
+        raise StateUnderStaging(
+            f"StatefulFunction `{self.name}`{self._where}",
+            [
+                found(
+                    rules.STATE_UNDER_STAGING,
+                    f"State {state.label}",
+                    state=state.label,
+                    function=self.name,
+                    transformation=transformation,
+                    fix=fix,
+                )
+                for state in states
+            ],
+        )
 
     def _write_back(self, entry: Entry, results: Sequence[Any], frame: Frame | None) -> None:
         new_values = [(slot.state, slot.tree.unflatten(results[slot.start : slot.stop])) for slot in entry.written]
@@ -501,6 +580,22 @@ class StatefulFunction:
             f"StatefulFunction `{self.name}`: the States it uses changed shape or dtype {_RETRIES} times while it "
             "was being called (another thread resetting them?); call it when they are settled"
         )
+
+
+def _pairs(value: Any) -> tuple[tuple[Hashable, int], ...] | None:
+    """``value`` as (axis name, positive size) pairs, or None when it is not such a sequence."""
+    try:
+        pairs = tuple(tuple(pair) for pair in value)
+    except TypeError:
+        return None
+    for pair in pairs:
+        if len(pair) != 2 or isinstance(pair[1], bool) or not isinstance(pair[1], int) or pair[1] < 1:
+            return None
+        try:
+            hash(pair[0])
+        except TypeError:
+            return None
+    return pairs
 
 
 def _state_arguments(record: Record) -> tuple[tuple[str, ArgumentKey], ...]:

@@ -47,6 +47,60 @@ def new_input(trace: Any, aval: Any) -> Any:
     return new_arg(aval, _source_info.current())
 
 
+EvalTrace: type[Any] = _core.EvalTrace
+"""The class of the trace in effect outside every transformation (eager execution)."""
+
+TRACE_CONTEXT: Any = _core.trace_ctx
+"""jax's tracing context; ``TRACE_CONTEXT.trace`` is the trace in effect now."""
+
+_STAGING = "DynamicJaxprTrace"
+
+
+def staging_trace() -> Any | None:
+    """The innermost staging trace in effect now (a ``jax.jit``, ``scan``, ``cond``... being traced), or None.
+
+    A staging trace builds a program jax may cache and run again later: a value
+    read from outside its arguments is baked into that program as a constant. The
+    eager transformations (``grad``, ``vmap``, ``jvp``) are walked through to the
+    trace they are nested in.
+    """
+    trace = _core.trace_ctx.trace
+    while trace is not None:
+        if type(trace).__name__ == _STAGING:
+            return trace
+        trace = getattr(trace, "parent_trace", None)
+    return None
+
+
+_STAGED_FOR = {
+    "jit": "jax.jit",
+    "pjit": "jax.jit",
+    "scan": "jax.lax.scan",
+    "cond": "jax.lax.cond",
+    "switch": "jax.lax.switch",
+    "while_body": "jax.lax.while_loop",
+    "while_cond": "jax.lax.while_loop",
+    "fori_loop": "jax.lax.fori_loop",
+    "checkpoint / remat": "jax.checkpoint",
+    "shard_map": "jax.pmap or shard_map",
+    "make_jaxpr": "jax.make_jaxpr",
+}
+
+
+def staged_for(trace: Any) -> str:
+    """What a staging trace is tracing, in words: ``"jax.jit of `outer` (model.py:12)"``."""
+    info = getattr(getattr(trace, "frame", None), "debug_info", None)
+    kind = getattr(info, "traced_for", None)
+    what = _STAGED_FOR.get(str(kind), f"a staging jax transformation ({kind})" if kind else "a staging jax transformation")
+    source = getattr(info, "func_src_info", None)
+    if not source or "/jax/_src/" in str(source):
+        return what
+    name, _, place = str(source).partition(" at ")
+    if name in ("", "<unknown>"):
+        return what + (f" ({place})" if place else "")
+    return f"{what} of `{name}`" + (f" ({place})" if place else "")
+
+
 def trace_of(tracer: Any) -> Any:
     """The trace a tracer belongs to."""
     return getattr(tracer, "_trace", None)
@@ -83,6 +137,7 @@ def check_available() -> None:
         for name, present in (
             ("jax._src.core.trace_ctx", hasattr(_core, "trace_ctx")),
             ("jax._src.source_info_util.current", hasattr(_source_info, "current")),
+            ("jax._src.core.EvalTrace", hasattr(_core, "EvalTrace")),
         )
         if not present
     ]

@@ -82,10 +82,11 @@ def test_jit_over_rebuilt_equal_graphs_traces_once() -> None:
 def test_jit_call_shares_one_cache_entry_between_equal_graphs() -> None:
     from jitcheck.core import events
 
+    jax.clear_caches()  # whatever ran before in this process, the first call traces
     seen: list[events.TraceEvent] = []
     unsubscribe = events.subscribe(seen.append)
     try:
-        x = jnp.arange(7.0)  # a shape no other test uses, so the first call traces
+        x = jnp.arange(7.0)
         for _ in range(3):
             two_level().jit_call({"x": x})
     finally:
@@ -132,7 +133,23 @@ def test_nested_graph_paths_name_the_node() -> None:
     assert "'outer/dup' and 'other'" in str(caught.value)
 
 
-def test_unhashable_label_is_refused_with_the_label_rule() -> None:
+def test_identity_compared_label_is_refused_with_the_label_rule() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass(eq=False)
+    class ById:
+        name: str
+
+    with pytest.raises(Refused) as caught:
+        JitGraph(NestingGraph({ById("a"): NodeDefinition(scale, ("x",), ("y",), {"factor": 1.0})}))
+    assert caught.value.codes == ("JC301",)
+    (violation,) = caught.value.violations
+    assert violation.leaf == "label"
+    assert violation.message.endswith("ById` is not a valid Label of `JitGraph`: a value compared by identity in a cache key")
+    assert violation.help == "name nodes with str, int, enums, tuples of them or frozen dataclasses"
+
+
+def test_mutable_dataclass_place_is_refused_with_the_place_rule() -> None:
     import dataclasses
 
     @dataclasses.dataclass

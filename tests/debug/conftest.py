@@ -32,7 +32,7 @@ def debug_env(subprocess_env: dict[str, str]) -> dict[str, str]:
 def run_python(debug_env: dict[str, str]) -> RunPython:
     """Run ``python *args`` in a fresh interpreter (optionally with extra environment); returns the completed process."""
 
-    def run(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    def run(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 900) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, *args], env={**debug_env, **(env or {})}, cwd=cwd, capture_output=True, text=True, timeout=timeout
         )

@@ -6,8 +6,6 @@ debug mode is switched on without packages, and off again after each test.
 
 from __future__ import annotations
 
-import itertools
-
 import jax
 import jax.numpy as jnp
 import pytest
@@ -17,9 +15,6 @@ from jitcheck import rules
 from jitcheck.core import GraphWithValues, JitGraph, NestingGraph, NodeDefinition, OrderedMap, Refused, TraceFailed, Traced, unchecked
 from jitcheck.core.traced import shape_dtype
 from jitcheck.debug import graph_records, hook, is_enabled, mode, retrace_reports
-
-_factors = itertools.count(1)
-
 
 def scale(x: jax.Array, *, factor: float) -> jax.Array:
     return x * factor
@@ -104,7 +99,8 @@ def test_nothing_is_traced_or_recorded_when_debug_mode_is_off() -> None:
 
 @pytest.mark.usefixtures("debug_mode")
 def test_equal_rebuilt_jit_graphs_do_not_retrace() -> None:
-    factor = float(next(_factors)) + 0.25  # a graph no other test has traced
+    jax.clear_caches()  # whatever ran before in this process, the first call traces
+    factor = 1.25
     events = []
     from jitcheck.core.events import subscribe
 
@@ -120,7 +116,8 @@ def test_equal_rebuilt_jit_graphs_do_not_retrace() -> None:
 
 @pytest.mark.usefixtures("debug_mode")
 def test_jit_graph_retrace_names_the_changed_setting_and_shape() -> None:
-    first = float(next(_factors)) + 0.5
+    jax.clear_caches()  # whatever ran before in this process, the first call traces
+    first = 1.5
     second = first + 100
     scaled(first).jit_call({"x": jnp.ones(3)})
     scaled(second).jit_call({"x": jnp.ones(3)})
@@ -137,10 +134,18 @@ def test_jit_graph_retrace_names_the_changed_setting_and_shape() -> None:
 
 
 def test_jit_graph_calls_are_not_watched_when_debug_mode_is_off() -> None:
+    jax.clear_caches()  # both calls trace, so a watch would have something to report
     reports = len(retrace_reports())
-    factor = float(next(_factors)) + 0.75
-    scaled(factor).jit_call({"x": jnp.ones(2)})
-    scaled(factor).jit_call({"x": jnp.ones(9)})
+    from jitcheck.core.events import subscribe
+
+    events: list[object] = []
+    stop = subscribe(events.append)
+    try:
+        scaled(1.75).jit_call({"x": jnp.ones(2)})
+        scaled(1.75).jit_call({"x": jnp.ones(9)})
+    finally:
+        stop()
+    assert len(events) == 2
     assert len(retrace_reports()) == reports
 
 

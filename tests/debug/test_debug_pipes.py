@@ -30,7 +30,7 @@ def test_a_closed_stdout_ends_the_command_quietly(debug_env: dict[str, str], com
     ) as child:
         assert child.stdout is not None
         child.stdout.close()  # the reader is gone before the first line is written, as `| head` is after its lines
-        _, errors = child.communicate(timeout=120)
+        _, errors = child.communicate(timeout=900)
     assert "Traceback" not in errors and "BrokenPipeError" not in errors, errors
     assert "Exception ignored" not in errors, errors
     assert child.returncode == CLOSED_PIPE_STATUS == 141

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 from mypy_plugin import config
+from tests.mypy.conftest import MypyCacheFor
 from tests.mypy.harness import ROOT, mismatches, run_mypy
 
 CASE = Path(__file__).parent / "config_cases" / "configured.py"
 MODULE = "tests.mypy.config_cases.configured"
 
-# The same [tool.mypy] as the repository's, so these runs share the session's mypy cache.
+# The repository's [tool.mypy]; each config below has its own mypy cache (tests/mypy/conftest.py).
 MYPY_TOML = """\
 [tool.mypy]
 python_version = "3.11"
@@ -43,6 +44,8 @@ constructors =
 graph_classes = {MODULE}.Pipeline[label, _, place]
 ignore = nested-function
 """
+# OPTIONS_TOML and OPTIONS_INI say the same thing: one option set, so one mypy cache.
+CONFIGURED = MYPY_TOML + OPTIONS_TOML
 
 
 def write_config(folder: Path, name: str, text: str) -> Path:
@@ -57,16 +60,18 @@ def write_config(folder: Path, name: str, text: str) -> Path:
     [("pyproject.toml", MYPY_TOML + OPTIONS_TOML), ("mypy.ini", MYPY_INI + OPTIONS_INI)],
     ids=["toml", "ini"],
 )
-def test_options_add_constructors_and_graph_classes_and_ignore_rules(tmp_path: Path, mypy_cache: Path, name: str, text: str) -> None:
+def test_options_add_constructors_and_graph_classes_and_ignore_rules(
+    tmp_path: Path, mypy_cache_for: MypyCacheFor, name: str, text: str
+) -> None:
     path = write_config(tmp_path, name, text)
-    report = run_mypy(["--config-file", str(path), "--cache-dir", str(mypy_cache), CASE.relative_to(ROOT).as_posix()])
+    report = run_mypy(["--config-file", str(path), "--cache-dir", str(mypy_cache_for(CONFIGURED)), CASE.relative_to(ROOT).as_posix()])
     problems = mismatches(CASE, report)
     assert not problems, "\n".join(problems)
 
 
-def test_without_options_the_same_file_draws_only_the_default_findings(tmp_path: Path, mypy_cache: Path) -> None:
+def test_without_options_the_same_file_draws_only_the_default_findings(tmp_path: Path, mypy_cache_for: MypyCacheFor) -> None:
     path = write_config(tmp_path, "pyproject.toml", MYPY_TOML)
-    report = run_mypy(["--config-file", str(path), "--cache-dir", str(mypy_cache), CASE.relative_to(ROOT).as_posix()])
+    report = run_mypy(["--config-file", str(path), "--cache-dir", str(mypy_cache_for(MYPY_TOML)), CASE.relative_to(ROOT).as_posix()])
     found = {(m.line, m.code) for m in report.errors()}
     lines = CASE.read_text().splitlines()
 

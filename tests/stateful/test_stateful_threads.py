@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 
 import jax
@@ -31,7 +30,7 @@ def _run(workers: list[Callable[[], None]]) -> list[BaseException]:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=120)
+        thread.join(timeout=900)
     assert not any(thread.is_alive() for thread in threads), "a thread hung"
     return errors
 
@@ -50,30 +49,42 @@ def test_threads_with_mixed_keys_never_miss_an_entry_while_it_is_retraced() -> N
     for x in inputs:
         sf(x)
     done = threading.Event()
-    calls: list[int] = []
+    # Progress is counted in calls, never in seconds: the flipper waits for 20 more
+    # calls after each flip, or for every caller to have run out of iterations.
+    progress = threading.Condition()
+    counts = {"calls": 0, "finished": 0}
+    callers = THREADS - 1
 
     def caller(offset: int) -> Callable[[], None]:
         def work() -> None:
             i = 0
-            while (i < 10 or not done.is_set()) and i < 3000:
-                x = inputs[(offset + i) % len(inputs)]
-                np.testing.assert_allclose(sf(x), 2 * np.asarray(x))
-                for key in keys:
-                    sf.get_jaxpr(key)  # never missing
-                    assert sf.get_states(key) == (scale,)
-                calls.append(1)
-                i += 1
+            try:
+                while (i < 10 or not done.is_set()) and i < 3000:
+                    x = inputs[(offset + i) % len(inputs)]
+                    np.testing.assert_allclose(sf(x), 2 * np.asarray(x))
+                    for key in keys:
+                        sf.get_jaxpr(key)  # never missing
+                        assert sf.get_states(key) == (scale,)
+                    with progress:
+                        counts["calls"] += 1
+                        progress.notify_all()
+                    i += 1
+            finally:
+                with progress:
+                    counts["finished"] += 1
+                    progress.notify_all()
 
         return work
 
     def flipper() -> None:
-        deadline = time.monotonic() + 60
-        for i in range(6):
-            scale.reset(jnp.full((1,) if i % 2 == 0 else (), 2.0, jnp.float32))
-            wanted = len(calls) + 20
-            while len(calls) < wanted and time.monotonic() < deadline:
-                time.sleep(0.001)  # let the callers meet this shape before the next flip
-        done.set()
+        try:
+            for i in range(6):
+                scale.reset(jnp.full((1,) if i % 2 == 0 else (), 2.0, jnp.float32))
+                with progress:
+                    wanted = counts["calls"] + 20  # let the callers meet this shape before the next flip
+                    progress.wait_for(lambda: counts["calls"] >= wanted or counts["finished"] == callers)
+        finally:
+            done.set()
 
     errors = _run([caller(i) for i in range(THREADS - 1)] + [flipper])
     assert errors == []

@@ -1,0 +1,441 @@
+"""The project index: what every module of a run defines, so one file's names resolve in another's.
+
+A file's *summary* is read with Python's C-speed ``ast`` (no libcst, no import): its
+imports, its classes (bases, methods and their kinds, instance attributes and the
+classes they hold) and its functions (jitted or not, with which static arguments,
+and whether each call returns a fresh function: a factory). Summaries are plain JSON
+values, cached by file content like the findings. :class:`ProjectIndex` joins them
+by module name and answers the resolver's questions ("is ``pkg.env.Env.step`` a
+method?", "what does ``pkg.make_step`` return?"), reading an installed package's
+source (never importing it) when the code imports one the run does not check.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import hashlib
+import importlib.machinery
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+Summary = dict[str, Any]
+"""``{"imports": {local: qualified}, "classes": {name: {...}}, "functions": {name: {...}}}``."""
+
+_JIT_LAST = frozenset({"jit", "pmap", "pjit", "filter_jit"})
+_PARTIAL_LAST = frozenset({"partial", "Partial"})
+_TRANSFORMATION_LAST = frozenset({"grad", "value_and_grad", "vmap", "jacfwd", "jacrev", "hessian", "checkpoint", "remat"})
+_KIND_DECORATORS = {"staticmethod": "static", "classmethod": "class", "property": "property", "cached_property": "property"}
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _annotation_name(node: ast.expr | None) -> str | None:
+    """The class an annotation names (``Env``, ``pkg.Env``, ``"Env"``, ``Optional[Env]``, ``Env | None``)."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _annotation_name(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.Subscript) and (_dotted(node.value) or "").rsplit(".", 1)[-1] == "Optional":
+        return _annotation_name(node.slice)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [_annotation_name(node.left), _annotation_name(node.right)]
+        named = [s for s in sides if s not in (None, "None")]
+        return named[0] if len(named) == 1 else None
+    return _dotted(node)
+
+
+def _literal(node: ast.expr) -> list[Any] | None:
+    values = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
+    found = []
+    for value in values:
+        if not isinstance(value, ast.Constant) or isinstance(value.value, bool):
+            return None
+        found.append(value.value)
+    return found
+
+
+def _jit_spec(decorator: ast.expr) -> dict[str, Any] | None:
+    """``{"nums": [...], "names": [...]}`` for a jit decorator (``@jax.jit``, ``@partial(jax.jit, ...)``), else None."""
+    keywords: list[ast.keyword] = []
+    if isinstance(decorator, ast.Call):
+        head = (_dotted(decorator.func) or "").rsplit(".", 1)[-1]
+        if head in _PARTIAL_LAST and decorator.args and (_dotted(decorator.args[0]) or "").rsplit(".", 1)[-1] in _JIT_LAST:
+            keywords = decorator.keywords
+        elif head in _JIT_LAST and not decorator.args:
+            keywords = decorator.keywords
+        else:
+            return None
+    elif (_dotted(decorator) or "").rsplit(".", 1)[-1] not in _JIT_LAST:
+        return None
+    nums: list[int] = []
+    argnames: list[str] = []
+    for keyword in keywords:
+        if keyword.arg in ("static_argnums", "static_broadcasted_argnums"):
+            values = _literal(keyword.value)
+            if values is None:
+                return {"nums": None, "names": None}
+            nums += [v for v in values if isinstance(v, int)]
+        elif keyword.arg == "static_argnames":
+            values = _literal(keyword.value)
+            if values is None:
+                return {"nums": None, "names": None}
+            argnames += [v for v in values if isinstance(v, str)]
+    return {"nums": nums, "names": argnames}
+
+
+def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """What every call of ``function`` returns when it is a new function each time: a factory's product."""
+    nested = {s.name for s in ast.walk(function) if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s is not function}
+    kinds: set[str | None] = set()
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Return):
+            value = node.value
+            if isinstance(value, ast.Lambda):
+                kinds.add("lambda")
+            elif isinstance(value, ast.Name) and value.id in nested:
+                kinds.add("nested function")
+            elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _PARTIAL_LAST:
+                kinds.add("partial")
+            elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _TRANSFORMATION_LAST:
+                kinds.add("transformed function")
+            else:
+                kinds.add(None)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    if len(kinds) == 1:
+        return kinds.pop()
+    return None
+
+
+def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
+    args = node.args
+    params = [a.arg for a in (*args.posonlyargs, *args.args)]
+    facts: dict[str, Any] = {"params": params, "kind": "method"}
+    for decorator in node.decorator_list:
+        last = (_dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) or "").rsplit(".", 1)[-1]
+        if last in _KIND_DECORATORS:
+            facts["kind"] = _KIND_DECORATORS[last]
+        elif last in ("setter", "getter", "deleter"):
+            facts["kind"] = "property"
+        spec = _jit_spec(decorator)
+        if spec is not None:
+            facts["jit"] = spec
+    returns = _returns(node)
+    if returns is not None:
+        facts["returns"] = returns
+    return facts
+
+
+def _class(node: ast.ClassDef) -> dict[str, Any]:
+    methods: dict[str, str] = {}
+    stored: set[str] = set()
+    types: dict[str, str] = {}
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            methods[statement.name] = _function(statement)["kind"]
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            name = statement.target.id
+            if isinstance(statement.value, ast.Lambda):
+                methods[name] = "method"
+            else:
+                stored.add(name)
+                annotated = _annotation_name(statement.annotation)
+                if annotated is not None and annotated.rsplit(".", 1)[-1] not in ("Callable", "ClassVar", "Any"):
+                    types[name] = annotated
+        elif isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                if isinstance(target, ast.Name):
+                    if isinstance(statement.value, ast.Lambda):
+                        methods[target.id] = "method"
+                    else:
+                        stored.add(target.id)
+    for statement in node.body:
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = statement.args.posonlyargs + statement.args.args
+        if not params:
+            continue
+        receiver = params[0].arg
+        annotations = {a.arg: _annotation_name(a.annotation) for a in params[1:] if a.annotation is not None}
+        for inner in ast.walk(statement):
+            targets: list[ast.expr] = []
+            value: ast.expr | None = None
+            annotation: ast.expr | None = None
+            if isinstance(inner, ast.Assign):
+                targets, value = inner.targets, inner.value
+            elif isinstance(inner, ast.AnnAssign):
+                targets, value, annotation = [inner.target], inner.value, inner.annotation
+            for target in targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver:
+                    stored.add(target.attr)
+                    held = _annotation_name(annotation)
+                    if held is None and isinstance(value, ast.Call):
+                        held = _dotted(value.func)
+                    if held is None and isinstance(value, ast.Name) and value.id in annotations:
+                        held = annotations[value.id]
+                    if held is not None:
+                        types.setdefault(target.attr, held)
+    bases = [b for b in (_dotted(base) for base in node.bases) if b is not None]
+    return {"bases": bases, "methods": methods, "stored": sorted(stored), "types": types}
+
+
+def summarize(source: str | bytes) -> Summary:
+    """The summary of one module's source (an empty one when it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {"imports": {}, "classes": {}, "functions": {}}
+    imports: dict[str, str] = {}
+    classes: dict[str, Any] = {}
+    functions: dict[str, Any] = {}
+    for node in _top_level(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    imports[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    imports[top] = top
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name != "*":
+                    joined = f"{base}.{alias.name}" if node.module else f"{base}{alias.name}"
+                    imports[alias.asname or alias.name] = joined
+        elif isinstance(node, ast.ClassDef):
+            classes[node.name] = _class(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            facts = _function(node)
+            facts.pop("kind", None)
+            functions[node.name] = facts
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _JIT_LAST and value.args:
+                spec = _jit_spec(ast.Call(func=value.func, args=[], keywords=value.keywords))
+                functions[node.targets[0].id] = {"params": None, "jit": spec or {"nums": [], "names": []}, "stable": True}
+    return {"imports": imports, "classes": classes, "functions": functions}
+
+
+def _top_level(tree: ast.Module) -> Iterable[ast.AST]:
+    """Module-level statements, looking into ``if``/``try`` blocks (imports guarded by a version test)."""
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If):
+            stack.extend(reversed(node.body + node.orelse))
+        elif isinstance(node, ast.Try):
+            stack.extend(reversed(node.body + [s for h in node.handlers for s in h.body] + node.orelse + node.finalbody))
+        else:
+            yield node
+
+
+def module_name(path: Path) -> str:
+    """The dotted module name of a file, from the packages (folders with ``__init__.py``) around it."""
+    parts = [] if path.stem == "__init__" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").exists() and folder.parent != folder:
+        parts.append(folder.name)
+        folder = folder.parent
+    return ".".join(reversed(parts)) or path.stem
+
+
+def summary_digest(summaries: Mapping[str, Summary]) -> str:
+    """A digest of a whole index: part of every finding's cache key, so an edit elsewhere is seen."""
+    text = json.dumps(summaries, sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class Hints:
+    """Names the ``ast`` prefilter must let through because of what other files define."""
+
+    factories: frozenset[str] = frozenset()
+    """Functions (by name) whose every call returns a new function."""
+    static_jitted: frozenset[str] = frozenset()
+    """Jitted functions (by name) with static arguments."""
+
+
+class ProjectIndex:
+    """Summaries joined by module name, with the lookups the resolver needs."""
+
+    def __init__(self, summaries: Mapping[str, Summary] | None = None, *, installed: bool = True) -> None:
+        self.modules: dict[str, Summary] = dict(summaries or {})
+        self.installed = installed
+        self._external: dict[str, Summary | None] = {}
+        self._hints: Hints | None = None
+
+    def add(self, name: str, summary: Summary) -> None:
+        self.modules[name] = summary
+        self._hints = None
+
+    def hints(self) -> Hints:
+        if self._hints is None:
+            factories: set[str] = set()
+            jitted: set[str] = set()
+            for summary in self.modules.values():
+                for name, facts in summary["functions"].items():
+                    if facts.get("returns"):
+                        factories.add(name)
+                    spec = facts.get("jit")
+                    if spec and (spec.get("nums") or spec.get("names")):
+                        jitted.add(name)
+            self._hints = Hints(frozenset(factories), frozenset(jitted))
+        return self._hints
+
+    # -- modules ----------------------------------------------------------------
+
+    def module(self, name: str) -> Summary | None:
+        found = self.modules.get(name)
+        if found is not None:
+            return found
+        if not self.installed or not name:
+            return None
+        if name not in self._external:
+            self._external[name] = _read_installed(name)
+        return self._external[name]
+
+    @staticmethod
+    def absolute(name: str, current: str, is_package: bool = False) -> str:
+        """``name`` with its leading dots resolved against the module ``current``."""
+        if not name.startswith("."):
+            return name
+        level = len(name) - len(name.lstrip("."))
+        parts = current.split(".")
+        keep = len(parts) - level + (1 if is_package else 0)
+        head = ".".join(parts[:max(keep, 0)])
+        rest = name[level:]
+        return f"{head}.{rest}" if head and rest else head or rest
+
+    def lookup(self, qualified: str, depth: int = 0) -> tuple[str, str, Summary] | None:
+        """``(module, name, summary)`` defining ``qualified`` (``pkg.mod.Cls``), through re-exports."""
+        if depth > 8 or "." not in qualified:
+            return None
+        module, _, name = qualified.rpartition(".")
+        summary = self.module(module)
+        if summary is None:
+            return None
+        if name in summary["classes"] or name in summary["functions"]:
+            return module, name, summary
+        imported = summary["imports"].get(name)
+        if imported is not None:
+            return self.lookup(self.absolute(imported, module, is_package=_is_package(summary)), depth + 1)
+        return None
+
+    def cls(self, qualified: str) -> tuple[str, dict[str, Any]] | None:
+        """``(module, facts)`` of the class ``qualified`` names, if indexed."""
+        found = self.lookup(qualified)
+        if found is None:
+            return None
+        module, name, summary = found
+        facts = summary["classes"].get(name)
+        return (module, facts) if facts is not None else None
+
+    def function(self, qualified: str) -> dict[str, Any] | None:
+        found = self.lookup(qualified)
+        if found is None:
+            return None
+        _, name, summary = found
+        facts: dict[str, Any] | None = summary["functions"].get(name)
+        return facts
+
+    def resolve_in(self, module: str, spelled: str) -> str:
+        """The qualified name of ``spelled`` (``Env``, ``envs.Env``) as module ``module`` sees it."""
+        summary = self.module(module)
+        head, _, rest = spelled.partition(".")
+        if summary is not None:
+            if head in summary["classes"] or head in summary["functions"]:
+                return f"{module}.{spelled}"
+            imported = summary["imports"].get(head)
+            if imported is not None:
+                imported = self.absolute(imported, module, is_package=_is_package(summary))
+                return f"{imported}.{rest}" if rest else imported
+        return spelled
+
+    # -- classes ----------------------------------------------------------------
+
+    def member(self, qualified_class: str, attr: str, depth: int = 0) -> str | None:
+        """What ``attr`` is on instances of the class: ``"method"``, ``"static"``, ``"class"``,
+        ``"property"``, ``"stored"``, or None when neither the class nor its indexed bases say."""
+        found = self.cls(qualified_class)
+        if found is None or depth > 12:
+            return None
+        module, facts = found
+        if attr in facts["stored"]:
+            return "stored"
+        kind: str | None = facts["methods"].get(attr)
+        if kind is not None:
+            return kind
+        for base in facts["bases"]:
+            kind = self.member(self.resolve_in(module, base), attr, depth + 1)
+            if kind is not None:
+                return kind
+        return None
+
+    def attribute_type(self, qualified_class: str, attr: str, depth: int = 0) -> str | None:
+        """The qualified class an instance attribute holds (``self.env = Env(...)``), if known."""
+        found = self.cls(qualified_class)
+        if found is None or depth > 12:
+            return None
+        module, facts = found
+        held = facts["types"].get(attr)
+        if held is not None:
+            return self.resolve_in(module, held)
+        for base in facts["bases"]:
+            held = self.attribute_type(self.resolve_in(module, base), attr, depth + 1)
+            if held is not None:
+                return held
+        return None
+
+
+def _is_package(summary: Summary) -> bool:
+    return bool(summary.get("package"))
+
+
+def _read_installed(name: str) -> Summary | None:
+    """The summary of an installed module, found on ``sys.path`` by file name, never imported."""
+    parts = name.split(".")
+    try:
+        spec = importlib.machinery.PathFinder.find_spec(parts[0])
+    except (ImportError, ValueError, AttributeError):
+        return None
+    if spec is None:
+        return None
+    locations = list(spec.submodule_search_locations or [])
+    if not locations:
+        path = Path(spec.origin) if spec.origin and len(parts) == 1 else None
+    else:
+        base = Path(locations[0]).joinpath(*parts[1:])
+        path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+    if path is None or path.suffix != ".py" or not path.is_file():
+        return None
+    try:
+        if os.path.getsize(path) > 2_000_000:
+            return None
+        summary = summarize(path.read_bytes())
+    except OSError:
+        return None
+    summary["package"] = path.name == "__init__.py"
+    return summary
+
+
+__all__ = ["Hints", "ProjectIndex", "Summary", "module_name", "summarize", "summary_digest"]

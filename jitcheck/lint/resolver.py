@@ -1,0 +1,390 @@
+"""The semantic model of the static pass: what an expression *is*, apart from the rules that judge it.
+
+:class:`Resolver` answers with libcst's scope analysis for names read in the file,
+the :class:`~jitcheck.lint.collect.Collector`'s records for what the file assigns and
+defines, and the :class:`~jitcheck.lint.index.ProjectIndex` for what other modules
+(and installed packages, read without importing them) define: a module, a class, a
+method (bound when read from an instance), a stable function or stored value, a
+fresh object built right there, or unknown. The rules (:mod:`jitcheck.lint.analysis`)
+ask; they never walk scopes themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal, Union
+
+import libcst as cst
+from libcst.metadata import ClassScope, GlobalScope, ImportAssignment, Scope
+
+from jitcheck.lint import names
+from jitcheck.lint.collect import CallSite, ClassInfo, Collector, Context
+from jitcheck.lint.index import ProjectIndex
+
+ClassRef = Union[ClassInfo, str]
+"""A class: defined in this file (its :class:`ClassInfo`), or by qualified name in the index."""
+
+Member = Literal["method", "stable", "unknown"]
+"""What ``receiver.attr`` is: a bound method (new each read), a stable object, or unknown."""
+
+Receiver = tuple[Literal["instances", "stable", "unknown"], list[ClassRef]]
+
+
+class Resolver:
+    """Name resolution for one module: libcst scopes, the file's own records, the project index."""
+
+    def __init__(self, module: cst.Module, collector: Collector, scopes: Mapping[cst.CSTNode, Scope | None],
+                 jit_wrappers: Sequence[str], index: ProjectIndex | None = None, module_name: str = "") -> None:
+        self.module = module
+        self.c = collector
+        self.scopes = scopes
+        self.jit_wrappers = dict(names.JIT_WRAPPERS)
+        for name in jit_wrappers:
+            self.jit_wrappers[name] = names.Wrapper(name)
+        self.index = index if index is not None else ProjectIndex()
+        self.module_name = module_name
+        self.uses_chex = any(q.startswith("chex") for q in self.c.imported)
+
+    # -- name resolution ----------------------------------------------------------
+
+    def qnames(self, node: cst.CSTNode) -> set[str]:
+        """The qualified names ``node`` resolves to (``{"jax.jit"}``), via the module's imports."""
+        scope = self.scopes.get(node)
+        if scope is None:
+            return set()
+        try:
+            return {q.name for q in scope.get_qualified_names_for(node)}
+        except Exception:  # libcst can fail on exotic nodes; an unresolved name is never a finding
+            return set()
+
+    def referents(self, node: cst.Name) -> list[object]:
+        """The assignments a name read refers to (libcst `Assignment` objects)."""
+        scope = self.scopes.get(node)
+        if scope is None:
+            return []
+        try:
+            accesses = scope.accesses[node]
+        except Exception:
+            return []
+        found: dict[int, object] = {}
+        for access in accesses:
+            if access.node is node:
+                for ref in access.referents:
+                    found.setdefault(id(ref), ref)
+        return list(found.values())
+
+    def assignments_of(self, target: cst.Name | cst.FunctionDef) -> list[object]:
+        """The libcst assignments made by this very node (a target name or a def)."""
+        name_node = target.name if isinstance(target, cst.FunctionDef) else target
+        scope = self.scopes.get(name_node)
+        if scope is None:
+            return []
+        try:
+            assignments = scope.assignments[name_node]
+        except Exception:
+            return []
+        return [a for a in assignments if getattr(a, "node", None) is target]
+
+    def calls_of(self, target: cst.Name | cst.FunctionDef) -> list[CallSite]:
+        """The calls, in this file, of what ``target`` binds (read through its name)."""
+        calls = []
+        for assignment in self.assignments_of(target):
+            for access in getattr(assignment, "references", ()):
+                site = self.c.call_of_func.get(access.node)
+                if site is not None:
+                    calls.append(site)
+        return calls
+
+    def single_referent(self, node: cst.Name) -> object | None:
+        found = self.referents(node)
+        return found[0] if len(found) == 1 else None
+
+    def wrapper_for(self, func: cst.BaseExpression) -> names.Wrapper | None:
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
+                and func.attr.value in names.METHOD_WRAPPERS and self.uses_chex:
+            return names.METHOD_WRAPPERS[func.attr.value]  # chex's ``self.variant(f)`` in a variants test
+        for name in self.qnames(func):
+            if name in self.jit_wrappers:
+                return self.jit_wrappers[name]
+        return None
+
+    def is_kind(self, func: cst.BaseExpression, qualified: frozenset[str]) -> bool:
+        return bool(self.qnames(func) & qualified)
+
+    def local_class(self, func: cst.BaseExpression) -> ClassInfo | None:
+        """The class defined in this file that ``func`` (a call's callee) names, if any."""
+        if not isinstance(func, cst.Name):
+            return None
+        ref = self.single_referent(func)
+        node = getattr(ref, "node", None)
+        if isinstance(node, cst.ClassDef):
+            return self.c.classes.get(node)
+        return None
+
+    def value_of(self, name: cst.Name) -> tuple[cst.BaseExpression, Context, Scope] | None:
+        """The value bound to a name by its one assignment in this file, with where it ran."""
+        ref = self.single_referent(name)
+        target = getattr(ref, "node", None)
+        if target is None or target not in self.c.assigned:
+            return None
+        value, context = self.c.assigned[target]
+        return value, context, ref.scope  # type: ignore[attr-defined]
+
+    def receiver_rebuilt(self, expr: cst.Attribute, context: Context) -> bool:
+        """True when the receiver of ``expr`` is bound anew as often as ``context`` runs.
+
+        A bound method equals another of the same receiver object; a wrapper that
+        compares callables by value finds it again unless the receiver is rebuilt
+        too (``Model().apply``, or a model built in the same function and loop).
+        """
+        receiver = expr.value
+        if not isinstance(receiver, cst.Name):
+            return True
+        if context.method_of is not None and receiver.value == context.self_name:
+            return False
+        target = getattr(self.single_referent(receiver), "node", None)
+        if target is None or target not in self.c.assigned:
+            return False
+        _, bound_in = self.c.assigned[target]
+        return bound_in.function is context.function and (bound_in.in_loop or not context.in_loop)
+
+    def class_method_kind(self, info: ClassInfo | None, attr: str, seen: set[int]) -> str | None:
+        """``"method"`` when instances of the class get ``attr`` as a bound method; ``"static"``,
+        ``"class"``, ``"property"`` or ``"stored"`` for what is not; None when unknown (bases included)."""
+        if info is None or id(info.node) in seen:
+            return None
+        seen.add(id(info.node))
+        if attr in info.instance_values:
+            return "stored"  # an instance attribute: not bound, whatever it holds
+        method = info.methods.get(attr)
+        if method is not None:
+            for decorator in method.decorators:
+                qualified = self.qnames(decorator.decorator) or {cst.helpers.get_full_name_for_node(decorator.decorator) or ""}
+                if qualified & {"builtins.staticmethod", "staticmethod"}:
+                    return "static"
+                if qualified & {"builtins.classmethod", "classmethod"}:
+                    return "class"
+                if qualified & {"builtins.property", "property", "functools.cached_property"}:
+                    return "property"
+                if any(q.endswith(".setter") or q.endswith(".getter") for q in qualified):
+                    return "property"
+            return "method"
+        value = info.class_values.get(attr)
+        if value is not None:
+            if isinstance(value, cst.Lambda):
+                return "method"
+            if isinstance(value, cst.Name):
+                ref = self.single_referent(value)
+                if isinstance(getattr(ref, "node", None), cst.FunctionDef):
+                    return "method"
+            return "stored"
+        if attr in info.defines:
+            return "stored"  # annotated at class level (a dataclass field, a NamedTuple field)
+        for base in info.node.bases:
+            ref = self.class_ref(base.value)
+            if isinstance(ref, str):
+                kind = self.index.member(ref, attr)
+            else:
+                kind = self.class_method_kind(ref, attr, seen)
+            if kind is not None:
+                return kind
+        return None
+
+    # -- classes and members, across files ------------------------------------------------
+
+    def absolute(self, qualified: str) -> str:
+        """A qualified name with a relative import's dots resolved against this module."""
+        if not qualified.startswith("."):
+            return qualified
+        summary = self.index.modules.get(self.module_name)
+        return self.index.absolute(qualified, self.module_name, is_package=bool(summary and summary.get("package")))
+
+    def class_ref(self, expr: cst.BaseExpression) -> ClassRef | None:
+        """The class ``expr`` names (a callee or an annotation), in this file or in the index."""
+        if isinstance(expr, cst.Subscript) and isinstance(expr.value, (cst.Name, cst.Attribute)):
+            spelled = cst.helpers.get_full_name_for_node(expr.value) or ""
+            if spelled.rsplit(".", 1)[-1] == "Optional" and len(expr.slice) == 1:
+                inner = expr.slice[0].slice
+                return self.class_ref(inner.value) if isinstance(inner, cst.Index) else None
+            return None
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+            sides = [s for s in (expr.left, expr.right) if not (isinstance(s, cst.Name) and s.value == "None")]
+            return self.class_ref(sides[0]) if len(sides) == 1 else None
+        if isinstance(expr, cst.SimpleString):
+            text = expr.evaluated_value
+            if isinstance(text, str) and text.replace(".", "").replace("_", "").isalnum():
+                local = self.c.class_names.get(text)
+                if local is not None:
+                    return self.c.classes.get(local)
+                qualified = self.index.resolve_in(self.module_name, text)
+                return qualified if self.index.cls(qualified) is not None else None
+            return None
+        info = self.local_class(expr)
+        if info is not None:
+            return info
+        if not isinstance(expr, (cst.Name, cst.Attribute)):
+            return None
+        for name in self.qnames(expr):
+            qualified = self.absolute(name)
+            if "." not in qualified:
+                qualified = f"{self.module_name}.{qualified}"
+            if self.index.cls(qualified) is not None:
+                return qualified
+        return None
+
+    def member(self, ref: ClassRef, attr: str) -> str | None:
+        """``"method"`` when instances of ``ref`` get ``attr`` as a bound method; another kind, or None when unknown."""
+        if isinstance(ref, str):
+            return self.index.member(ref, attr)
+        return self.class_method_kind(ref, attr, set())
+
+    def attribute_class(self, ref: ClassRef, attr: str) -> ClassRef | None:
+        """The class of what instances of ``ref`` hold in ``attr`` (``self.env = Env(...)``)."""
+        if isinstance(ref, str):
+            held = self.index.attribute_type(ref, attr)
+            return held if held is not None and self.index.cls(held) is not None else None
+        for value in ref.instance_values.get(attr, ()):
+            if isinstance(value, cst.Call):
+                found = self.class_ref(value.func)
+                if found is not None:
+                    return found
+        annotation = ref.annotations.get(attr)
+        if annotation is not None:
+            return self.class_ref(annotation)
+        for base in ref.node.bases:
+            base_ref = self.class_ref(base.value)
+            if base_ref is not None and base_ref is not ref:
+                found = self.attribute_class(base_ref, attr)
+                if found is not None:
+                    return found
+        return None
+
+    def receiver(self, expr: cst.BaseExpression, context: Context, depth: int = 0) -> Receiver:
+        """What ``expr`` evaluates to, as a receiver: instances of known classes, a stable object, or unknown."""
+        if depth > 6:
+            return "unknown", []
+        if isinstance(expr, cst.Name):
+            if context.method_of is not None and expr.value == context.self_name:
+                info = self.c.classes.get(context.method_of)
+                return ("instances", [info]) if info is not None else ("unknown", [])
+            referents = self.referents(expr)
+            if len(referents) != 1:
+                return "unknown", []
+            ref = referents[0]
+            if isinstance(ref, ImportAssignment):
+                return "stable", []  # a module, a class or a function imported by name
+            node = getattr(ref, "node", None)
+            if isinstance(node, (cst.ClassDef, cst.FunctionDef)):
+                return "stable", []
+            if isinstance(node, cst.Param):
+                if node.annotation is not None:
+                    found = self.class_ref(node.annotation.annotation)
+                    if found is not None:
+                        return "instances", [found]
+                return "unknown", []
+            if node is not None and node in self.c.annotations:
+                found = self.class_ref(self.c.annotations[node])
+                if found is not None:
+                    return "instances", [found]
+            if node is not None and node in self.c.assigned:
+                value, _ = self.c.assigned[node]
+                return self.value_receiver(value, context, depth)
+            if node is not None and node in self.c.loop_iters:
+                iterable = self.c.loop_iters[node]
+                if isinstance(iterable, (cst.Tuple, cst.List)) and iterable.elements:
+                    classes: list[ClassRef] = []
+                    for element in iterable.elements:
+                        tag, found_classes = self.value_receiver(element.value, context, depth)
+                        if tag != "instances":
+                            return "unknown", []
+                        classes += found_classes
+                    return "instances", classes
+            return "unknown", []
+        if isinstance(expr, cst.Attribute):
+            tag, classes = self.receiver(expr.value, context, depth + 1)
+            if tag == "instances":
+                held = [self.attribute_class(ref, expr.attr.value) for ref in classes]
+                if held and all(h is not None for h in held):
+                    return "instances", [h for h in held if h is not None]
+                if all(self.member(ref, expr.attr.value) not in (None, "stored") for ref in classes):
+                    return "stable", []  # a method or property read: not a receiver we follow further
+            return "unknown", []
+        return self.value_receiver(expr, context, depth)
+
+    def value_receiver(self, value: cst.BaseExpression, context: Context, depth: int) -> Receiver:
+        if isinstance(value, cst.Call):
+            found = self.class_ref(value.func)
+            if found is not None:
+                return "instances", [found]
+            return "unknown", []
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            return self.receiver(value, context, depth + 1)
+        return "unknown", []
+
+    def member_kind(self, expr: cst.Attribute, context: Context) -> Member:
+        """Whether ``expr`` (``receiver.attr``) is a bound method, something stable, or unknown."""
+        attr = expr.attr.value
+        receiver = expr.value
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+            return self.super_member(attr, context)
+        tag, classes = self.receiver(receiver, context)
+        if tag == "stable":
+            return "stable"
+        if tag == "unknown":
+            return "unknown"
+        kinds = {self.member(ref, attr) for ref in classes}
+        if kinds == {"method"}:
+            return "method"
+        if None in kinds:
+            return "unknown"
+        return "stable"
+
+    def super_member(self, attr: str, context: Context) -> Member:
+        """``super().attr`` in a method: a base's method, bound to ``self`` (unknown bases: a method too)."""
+        info = self.c.classes.get(context.method_of) if context.method_of is not None else None
+        if info is None:
+            return "unknown"
+        for base in info.node.bases:
+            ref = self.class_ref(base.value)
+            if ref is None:
+                continue
+            kind = self.member(ref, attr)
+            if kind is not None:
+                return "method" if kind == "method" else "stable"
+        return "method" if info.node.bases else "unknown"
+
+    def factory_kind(self, func: cst.BaseExpression) -> str | None:
+        """What a call of ``func`` returns when it is a new function each time (``"nested function"``, ...)."""
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        if isinstance(func, cst.Name):
+            node = getattr(self.single_referent(func), "node", None)
+            if isinstance(node, cst.FunctionDef):
+                scope = self.scopes.get(node)
+                if not isinstance(scope, GlobalScope):
+                    return None
+                facts = self.index.function(f"{self.module_name}.{func.value}")
+                return facts.get("returns") if facts else None
+        for name in self.qnames(func):
+            qualified = self.absolute(name)
+            if "." not in qualified:
+                continue
+            facts = self.index.function(qualified)
+            if facts is not None:
+                returns: str | None = facts.get("returns")
+                return returns
+        return None
+
+    def indexed_jit(self, func: cst.BaseExpression) -> tuple[dict[str, object], str] | None:
+        """The index's facts of an imported jitted function with static arguments, and its qualified name."""
+        for name in self.qnames(func):
+            qualified = self.absolute(name)
+            if "." not in qualified or qualified.startswith(f"{self.module_name}."):
+                continue
+            facts = self.index.function(qualified)
+            if facts is not None and facts.get("jit") and (facts["jit"].get("nums") or facts["jit"].get("names")):
+                return facts, qualified
+        return None
+
+
+__all__ = ["ClassRef", "Member", "Receiver", "Resolver"]

@@ -1,0 +1,313 @@
+"""The language server: pygls handlers, each a thin call into the modules beside it.
+
+Diagnostics are published on open and save at once, and after a change once the
+client has been quiet for the debounce delay. A change to a file also re-judges the
+open files the project index says depend on it; a changed pyproject.toml reloads the
+configuration and re-judges every open file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from jitcheck import __version__
+from jitcheck.lint.config import ConfigError
+from jitcheck.server import actions, diagnostics, notebooks
+from jitcheck.server.fixing import fix_all, fix_one
+from jitcheck.server.positions import UTF8, UTF16, UTF32, Span
+from jitcheck.server.project import Project
+from jitcheck.server.ruledocs import default_base, hover_markdown
+from jitcheck.server.session import Judged, Options, is_pyproject
+
+log = logging.getLogger(__name__)
+
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage("python")], notebook="*")],
+    save=True,
+)
+_ENCODINGS = {types.PositionEncodingKind.Utf8: UTF8, types.PositionEncodingKind.Utf16: UTF16,
+              types.PositionEncodingKind.Utf32: UTF32}
+
+
+class JitcheckServer(LanguageServer):
+    """pygls's server with the static pass's warm state."""
+
+    def __init__(self) -> None:
+        super().__init__("jitcheck", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=NOTEBOOK_SYNC)
+        self.project = Project()
+        self.options = Options()
+        self.docs: str | None = default_base()
+        self.judged: dict[str, Judged] = {}
+        self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.shown_errors: set[str] = set()
+
+    # -- documents -------------------------------------------------------------------------------
+    @property
+    def encoding(self) -> str:
+        chosen = self.workspace.position_encoding
+        return _ENCODINGS.get(types.PositionEncodingKind(chosen), UTF16) if chosen else UTF16
+
+    def path_of(self, uri: str) -> Path:
+        """The file a document is (an unsaved one is placed in the workspace root, for its settings)."""
+        fs = to_fs_path(uri)
+        if fs:
+            return Path(fs)
+        root = self.workspace.root_path
+        return Path(root or Path.cwd()) / "untitled.py"
+
+    def is_python(self, uri: str) -> bool:
+        document = self.workspace.text_documents.get(uri)
+        language = document.language_id if document is not None else None
+        return language == "python" or self.path_of(uri).suffix in (".py", ".pyi")
+
+    def judge(self, uri: str) -> None:
+        """Judge a document (or the notebook its cell belongs to) now, and publish."""
+        self.cancel(uri)
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        if notebook is not None:
+            self.judge_notebook(notebook.uri)
+            return
+        if uri not in self.workspace.text_documents or not self.is_python(uri):
+            return
+        document = self.workspace.get_text_document(uri)
+        path = self.path_of(uri)
+        text = document.source
+        judgement = self.project.judge(path, text)
+        self.report(judgement.error)
+        settings = judgement.file.settings if judgement.file is not None else None
+        self.judged[uri] = Judged(document.version, text, judgement.findings, settings)
+        self.publish(uri)
+
+    def judge_notebook(self, notebook_uri: str) -> None:
+        notebook = self.workspace.get_notebook_document(notebook_uri=notebook_uri)
+        if notebook is None:
+            return
+        cells = [cell.document for cell in notebook.cells if cell.kind == types.NotebookCellKind.Code]
+        texts = [self.workspace.get_text_document(cell).source for cell in cells]
+        source = notebooks.joined(texts)
+        judgement = self.project.judge(self.path_of(notebook_uri), source.text)
+        self.report(judgement.error)
+        for cell, text, findings in zip(cells, texts, notebooks.split(judgement.findings, source.starts), strict=True):
+            self.judged[cell] = Judged(self.workspace.get_text_document(cell).version, text, tuple(findings), None)
+            self.publish(cell)
+
+    def publish(self, uri: str) -> None:
+        judged = self.judged[uri]
+        lines = judged.lines
+        found = [diagnostics.diagnostic(f, lines, self.encoding, self.docs) for f in judged.findings]
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, found, judged.version))
+
+    def report(self, error: ConfigError | None) -> None:
+        """Show a configuration error once (until the configuration is reloaded)."""
+        if error is not None and str(error) not in self.shown_errors:
+            self.shown_errors.add(str(error))
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"jitcheck: {error}"))
+
+    def cancel(self, uri: str) -> None:
+        handle = self.pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+
+    def schedule(self, uri: str) -> None:
+        """Judge ``uri`` once the client has been quiet for the debounce delay."""
+        self.cancel(uri)
+        if self.options.debounce <= 0:
+            self.changed(uri)
+            return
+        self.pending[uri] = asyncio.get_running_loop().call_later(self.options.debounce, self.changed, uri)
+
+    def changed(self, uri: str) -> None:
+        """Judge a changed document, then the open documents that depend on it."""
+        self.judge(uri)
+        if uri not in self.workspace.text_documents or not self.is_python(uri):
+            return
+        dependents = self.project.changed(self.path_of(uri), self.workspace.get_text_document(uri).source)
+        for other in list(self.workspace.text_documents):
+            if other != uri and self.path_of(other) in dependents:
+                self.judge(other)
+
+    def reload_configuration(self) -> None:
+        self.project.reload_configuration()
+        self.shown_errors.clear()
+        for uri in list(self.judged):
+            if uri in self.workspace.text_documents:
+                self.judge(uri)
+
+    def current(self, uri: str) -> Judged | None:
+        """The document's judgement, made now if a change is still waiting for its debounce."""
+        if uri in self.pending:
+            self.changed(uri)
+        return self.judged.get(uri)
+
+    def resolve_edit(self, action: types.CodeAction) -> types.CodeAction:
+        """Make a fix action's edit on the document's current text (none if the fix no longer applies)."""
+        data = action.data if isinstance(action.data, dict) else {}
+        uri = str(data.get("uri", ""))
+        judged = self.current(uri)
+        if judged is None or judged.settings is None:
+            return action
+        text = self.workspace.get_text_document(uri).source
+        if data.get("kind") == "fix":
+            new = fix_one(text, judged.settings, int(data["line"]), int(data["column"]), str(data["code"]))
+        else:
+            new = fix_all(text, str(self.path_of(uri)), judged.settings)
+        if new is not None and new != text:
+            action.edit = actions.text_edit(uri, text, new, self.encoding)
+        return action
+
+    def can_resolve_edits(self) -> bool:
+        code_action = self.client_capabilities.text_document and self.client_capabilities.text_document.code_action
+        support = code_action.resolve_support if code_action else None
+        return bool(support and "edit" in support.properties)
+
+
+def _inside(where: Span, position: types.Position) -> bool:
+    start = (where.line, where.character)
+    end = (where.end_line, where.end_character)
+    return start <= (position.line, position.character) <= end
+
+
+def _overlaps(where: Span, wanted: types.Range) -> bool:
+    return not ((where.end_line, where.end_character) < (wanted.start.line, wanted.start.character)
+                or (where.line, where.character) > (wanted.end.line, wanted.end.character))
+
+
+def build() -> JitcheckServer:
+    """The server with every handler registered."""
+    server = JitcheckServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: JitcheckServer, params: types.InitializeParams) -> None:
+        ls.options = Options.read(params.initialization_options)
+        if ls.options.rule_docs:
+            ls.docs = ls.options.rule_docs
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: JitcheckServer, params: types.InitializedParams) -> None:
+        workspace = ls.client_capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace else None
+        if watched and watched.dynamic_registration:
+            watcher = types.FileSystemWatcher(glob_pattern="**/pyproject.toml")
+            ls.client_register_capability(types.RegistrationParams([types.Registration(
+                "jitcheck-pyproject", types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                types.DidChangeWatchedFilesRegistrationOptions([watcher]))]))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: JitcheckServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.changed(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: JitcheckServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: JitcheckServer, params: types.DidSaveTextDocumentParams) -> None:
+        if is_pyproject(ls.path_of(params.text_document.uri)):
+            ls.reload_configuration()
+        else:
+            ls.changed(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: JitcheckServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.cancel(uri)
+        if ls.judged.pop(uri, None) is not None:
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
+        ls.project.closed(ls.path_of(uri))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files(ls: JitcheckServer, params: types.DidChangeWatchedFilesParams) -> None:
+        if any(is_pyproject(ls.path_of(change.uri)) for change in params.changes):
+            ls.reload_configuration()
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_open(ls: JitcheckServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.judge_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_change(ls: JitcheckServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        ls.judge_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_save(ls: JitcheckServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        ls.judge_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_close(ls: JitcheckServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        for cell in params.cell_text_documents:
+            if ls.judged.pop(cell.uri, None) is not None:
+                ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(cell.uri, []))
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, actions.FIX_ALL_KIND], resolve_provider=True))
+    def code_action(ls: JitcheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        judged = ls.current(uri)
+        if judged is None:
+            return []
+        only = params.context.only
+        lines = judged.lines
+        deferred = ls.can_resolve_edits()
+        found: list[types.CodeAction] = []
+        for finding in judged.findings:
+            where = diagnostics.finding_span(finding, lines, ls.encoding)
+            if not _overlaps(where, params.range) or not actions.wanted(types.CodeActionKind.QuickFix, only):
+                continue
+            diagnostic = diagnostics.diagnostic(finding, lines, ls.encoding, ls.docs)
+            if finding.fix is not None and judged.settings is not None:
+                action = types.CodeAction(actions.fix_title(finding), kind=types.CodeActionKind.QuickFix,
+                                          diagnostics=[diagnostic], is_preferred=finding.fix == "safe",
+                                          data=actions.fix_data(uri, judged.version, finding))
+                if not deferred:
+                    action = ls.resolve_edit(action)
+                if deferred or action.edit is not None:
+                    found.append(action)
+            edit = actions.noqa_edit(uri, lines, finding, ls.encoding)
+            if edit is not None:
+                found.append(types.CodeAction(actions.noqa_title(finding.code), kind=types.CodeActionKind.QuickFix,
+                                              diagnostics=[diagnostic], edit=edit))
+        fixable = judged.settings is not None and any(f.fix == "safe" for f in judged.findings)
+        if fixable and actions.wanted(actions.FIX_ALL_KIND, only):
+            action = types.CodeAction(actions.FIX_ALL_TITLE, kind=actions.FIX_ALL_KIND,
+                                      data=actions.fix_data(uri, judged.version, None))
+            if not deferred:
+                action = ls.resolve_edit(action)
+            if deferred or action.edit is not None:
+                found.append(action)
+        return found
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    def resolve(ls: JitcheckServer, action: types.CodeAction) -> types.CodeAction:
+        return ls.resolve_edit(action)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: JitcheckServer, params: types.HoverParams) -> types.Hover | None:
+        judged = ls.current(params.text_document.uri)
+        if judged is None:
+            return None
+        lines = judged.lines
+        parts: list[str] = []
+        first: Span | None = None
+        for finding in judged.findings:
+            where = diagnostics.finding_span(finding, lines, ls.encoding)
+            if _inside(where, params.position):
+                text = hover_markdown(finding.code, finding.message, finding.help)
+                if text:
+                    parts.append(text)
+                    first = first or where
+        if not parts or first is None:
+            return None
+        return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(parts)),
+                           diagnostics.lsp_range(first))
+
+    return server
+
+
+__all__ = ["JitcheckServer", "build"]

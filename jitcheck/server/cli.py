@@ -1,0 +1,33 @@
+"""``jitcheck server``: parse its (few) options and run the language server on stdio."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Serve until the client says exit or closes the connection; 2 when pygls is missing."""
+    parser = argparse.ArgumentParser(
+        prog="jitcheck server",
+        description="Run jitcheck as a language server (LSP over stdin/stdout) for editors; see docs/editor.md.",
+    )
+    parser.add_argument("--log-file", help="write the server's log here (stdout is the protocol's)")
+    args = parser.parse_args(list(argv))
+    try:
+        from jitcheck.server.app import build
+    except ModuleNotFoundError as error:
+        if error.name not in ("pygls", "lsprotocol"):
+            raise
+        print("jitcheck server: the language server needs pygls; install it with `pip install 'jitcheck[server]'`",
+              file=sys.stderr)
+        return 2
+    if args.log_file:
+        logging.basicConfig(filename=args.log_file, level=logging.INFO)
+    build().start_io()
+    return 0
+
+
+__all__ = ["main"]

@@ -1,0 +1,65 @@
+"""The static pass's warm state in the server: configurations, the project index, and the judge.
+
+One :class:`Project` lives as long as the server. It judges a file's current text
+with the command line's own check (:func:`jitcheck.lint.check.check_text`) under the
+file's ``[tool.jitcheck]``, keeps the project index up to date, and says which open
+files to judge again after a change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from jitcheck.lint.check import check_text
+from jitcheck.lint.config import ConfigError
+from jitcheck.lint.findings import Finding
+from jitcheck.server.configs import Configs, FileConfig
+from jitcheck.server.index import ImportIndex, ProjectIndex
+
+
+@dataclasses.dataclass(frozen=True)
+class Judgement:
+    """A file's findings (selected codes only), the settings they were made under, or the config error."""
+
+    findings: tuple[Finding, ...]
+    file: FileConfig | None
+    error: ConfigError | None = None
+
+
+class Project:
+    """Configurations and the project index, kept warm between requests."""
+
+    def __init__(self, index: ProjectIndex | None = None) -> None:
+        self.configs = Configs()
+        self.index: ProjectIndex = index if index is not None else ImportIndex()
+
+    def judge(self, path: Path, text: str) -> Judgement:
+        """What ``jitcheck`` says about ``text`` as the content of ``path``.
+
+        An empty buffer has no findings (the command line's "the file is empty" is
+        for files on disk, not for a file being started in the editor).
+        """
+        file = self.configs.for_file(path)
+        if isinstance(file, ConfigError):
+            return Judgement((), None, file)
+        if file.excluded or not text.strip():
+            return Judgement((), file)
+        text = text[1:] if text.startswith("\ufeff") else text
+        checked = check_text(text, str(path), file.settings)
+        return Judgement(tuple(f for f in checked.findings if f.code in file.select), file)
+
+    def changed(self, path: Path, text: str) -> frozenset[Path]:
+        """Record ``path``'s new text in the index; the other files to judge again."""
+        self.index.update(path, text)
+        return self.index.dependents(path)
+
+    def closed(self, path: Path) -> None:
+        self.index.remove(path)
+
+    def reload_configuration(self) -> None:
+        """Forget every configuration (a pyproject.toml changed); the next judgement loads it again."""
+        self.configs.forget()
+
+
+__all__ = ["Judgement", "Project"]

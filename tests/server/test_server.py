@@ -1,0 +1,293 @@
+"""``jitcheck server`` driven by a real LSP client (pygls's) over stdio: what an editor sees."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from lsprotocol import types
+
+from jitcheck import rules
+from jitcheck.lint.check import check_text
+from jitcheck.lint.rules_doc import anchor
+from jitcheck.lint.settings import Settings
+from tests.server.editor import WAIT, Editor, capabilities
+
+SOURCE = """\
+import functools
+
+import jax
+
+
+def scale(x, factor):
+    return x * factor
+
+
+def run(batches):
+    for batch in batches:
+        y = jax.jit(lambda x: x * 2)(batch)
+        z = jax.jit(functools.partial(scale, factor=2.0))(batch)
+        w = jax.jit(scale, static_argnums=1)(batch, [1, 2])
+    return y, z, w
+"""
+CLEAN = "import jax\n\n\ndef double(x):\n    return x * 2\n\n\nstep = jax.jit(double)\n"
+NEVER = {"debounceMs": 600_000}
+"""A debounce no test outlives: judgements then come only from open, save and requests."""
+
+
+def session(root: Path, body: Callable[[Editor], Awaitable[None]], **start: object) -> None:
+    async def main() -> None:
+        editor = Editor(root)
+        await editor.start(**start)  # type: ignore[arg-type]
+        try:
+            await body(editor)
+        finally:
+            await editor.stop()
+
+    asyncio.run(main())
+
+
+def codes(diagnostics: list[types.Diagnostic]) -> list[str]:
+    return [str(d.code) for d in diagnostics]
+
+
+def by_code(diagnostics: list[types.Diagnostic], code: str) -> types.Diagnostic:
+    return next(d for d in diagnostics if d.code == code)
+
+
+def test_open_publishes_what_the_command_line_prints(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(SOURCE)
+    cli = subprocess.run([sys.executable, "-m", "jitcheck.lint.cli", "--no-cache", "-q", "a.py"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=WAIT)
+    printed = cli.stdout.strip().split("\n")
+    assert len(printed) == 6, cli.stdout + cli.stderr
+
+    async def body(editor: Editor) -> None:
+        uri = editor.open("a.py")
+        found = await editor.diagnostics(uri, version=1)
+        assert codes(found) == ["JC104", "JC102", "JC202"]
+        for diagnostic, (where, help_line) in zip(found, zip(printed[::2], printed[1::2]), strict=True):
+            _, line, column, rest = where.split(":", 3)
+            code, message = rest.strip().split(" ", 1)
+            assert diagnostic.code == code and diagnostic.source == "jitcheck"
+            assert diagnostic.message == f"{message}\nhelp: {help_line.strip().removeprefix('help: ')}"
+            assert (diagnostic.range.start.line, diagnostic.range.start.character) == (int(line) - 1, int(column) - 1)
+            assert diagnostic.severity == types.DiagnosticSeverity.Warning
+            assert diagnostic.code_description is not None
+            assert diagnostic.code_description.href.endswith("docs/rules.md#" + anchor(rules.BY_CODE[code]))
+        lam = by_code(found, "JC104")
+        assert (lam.range.end.line, lam.range.end.character) == (11, 35)  # the whole lambda is underlined
+
+    session(tmp_path, body)
+
+
+def test_changes_are_debounced_and_the_latest_text_is_judged(tmp_path: Path) -> None:
+    async def body(editor: Editor) -> None:
+        uri = editor.open("a.py", SOURCE)
+        assert codes(await editor.diagnostics(uri, version=1)) == ["JC104", "JC102", "JC202"]
+        editor.change(uri, SOURCE.replace("lambda x: x * 2", "scale"))
+        editor.change(uri, SOURCE.replace("[1, 2]", "(1, 2)"))
+        last = editor.change(uri, CLEAN)
+        editor.save(uri)
+        assert await editor.diagnostics(uri, version=last) == []
+        assert [p.version for p in editor.published[uri]] == [1, last]  # the waiting changes were never judged
+
+    session(tmp_path, body, options=NEVER)
+
+
+def test_a_change_is_judged_without_a_save(tmp_path: Path) -> None:
+    async def body(editor: Editor) -> None:
+        uri = editor.open("a.py", CLEAN)
+        assert await editor.diagnostics(uri, version=1) == []
+        version = editor.change(uri, SOURCE)
+        assert codes(await editor.diagnostics(uri, version=version)) == ["JC104", "JC102", "JC202"]
+
+    session(tmp_path, body)
+
+
+def test_a_quick_fix_resolved_and_applied_removes_the_finding(tmp_path: Path) -> None:
+    async def body(editor: Editor) -> None:
+        uri = editor.open("a.py", SOURCE)
+        found = await editor.diagnostics(uri, version=1)
+        offered = await editor.actions(uri, by_code(found, "JC104"))
+        titles = [a.title for a in offered]
+        assert titles[:2] == ["Fix JC104: A lambda used as a cache key", "Silence JC104 with # noqa: JC104"]
+        fix = offered[0]
+        assert fix.kind == types.CodeActionKind.QuickFix and fix.is_preferred and fix.edit is None
+        resolved = await editor.resolve(fix)
+        assert resolved.edit is not None
+        text = editor.apply(uri, resolved.edit)
+        assert "jax.jit(_run_lambda)(batch)" in text and "def _run_lambda(x):" in text
+        assert text == check_text(SOURCE, "a.py", Settings(fix="safe", select=frozenset({"JC104"}))).fixed_source
+        editor.save(uri)
+        assert codes(await editor.diagnostics(uri, version=editor.versions[uri])) == ["JC102", "JC202"]
+
+    session(tmp_path, body, options=NEVER, caps=capabilities(resolve_edits=True))
+
+
+def test_without_resolve_the_edit_comes_with_the_action_and_unsafe_fixes_are_marked(tmp_path: Path) -> None:
+    async def body(editor: Editor) -> None:
+        uri = editor.open("a.py", SOURCE)
+        found = await editor.diagnostics(uri, version=1)
+        offered = await editor.actions(uri, by_code(found, "JC202"))
+        unsafe = next(a for a in offered if a.title.startswith("Fix JC202"))
+        assert "unsafe" in unsafe.title and not unsafe.is_preferred and unsafe.edit is not None
+        text = editor.apply(uri, unsafe.edit)
+        assert "(batch, (1, 2))" in text
+        editor.save(uri)
+        assert codes(await editor.diagnostics(uri, version=editor.versions[uri])) == ["JC104", "JC102"]
+        # JC102 here has no codemod (only a help line): no fix is offered, the noqa is.
+        partial = by_code(await editor.diagnostics(uri, version=editor.versions[uri]), "JC102")
+        assert [a.title for a in await editor.actions(uri, partial, only=[types.CodeActionKind.QuickFix])] == [
+            "Silence JC102 with # noqa: JC102"]
+
+    session(tmp_path, body, options=NEVER)
+
+
+def test_fix_all_applies_every_safe_fix_as_the_command_line_does(tmp_path: Path) -> None:
+    async def body(editor: Editor) -> None:
+        uri = editor.open("a.py", SOURCE)
+        await editor.diagnostics(uri, version=1)
+        offered = await editor.actions(uri, only=["source.fixAll"])
+        assert [a.title for a in offered] == ["Fix all jitcheck findings in this file"]
+        assert offered[0].kind == "source.fixAll.jitcheck" and offered[0].edit is not None
+        text = editor.apply(uri, offered[0].edit)
+        select = frozenset(r.code for r in rules.RULES)
+        assert text == check_text(SOURCE, "a.py", Settings(fix="safe", select=select)).fixed_source
+        editor.save(uri)
+        assert codes(await editor.diagnostics(uri, version=editor.versions[uri])) == ["JC102", "JC202"]
+
+    session(tmp_path, body, options=NEVER)
+
+
+def test_silencing_with_noqa_adds_the_comment_and_the_finding_goes(tmp_path: Path) -> None:
+    async def body(editor: Editor) -> None:
+        uri = editor.open("a.py", SOURCE)
+        found = await editor.diagnostics(uri, version=1)
+        offered = await editor.actions(uri, by_code(found, "JC202"))
+        noqa = next(a for a in offered if a.title == "Silence JC202 with # noqa: JC202")
+        assert noqa.edit is not None
+        text = editor.apply(uri, noqa.edit)
+        assert "(batch, [1, 2])  # noqa: JC202\n" in text
+        editor.save(uri)
+        assert codes(await editor.diagnostics(uri, version=editor.versions[uri])) == ["JC104", "JC102"]
+
+    session(tmp_path, body, options=NEVER)
+
+
+def test_hover_on_a_finding_shows_the_rules_why_example_and_fix(tmp_path: Path) -> None:
+    rule = rules.BY_CODE["JC104"]
+
+    async def body(editor: Editor) -> None:
+        uri = editor.open("a.py", SOURCE)
+        lam = by_code(await editor.diagnostics(uri, version=1), "JC104")
+        hover = await editor.hover(uri, types.Position(lam.range.start.line, lam.range.start.character + 3))
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        text = hover.contents.value
+        assert lam.message.split("\n")[0] in text
+        assert " ".join(rule.why.split()) in text and rule.example.strip() in text and rule.fixed.strip() in text
+        assert await editor.hover(uri, types.Position(0, 0)) is None
+
+    session(tmp_path, body)
+
+
+def test_a_changed_pyproject_reloads_the_settings(tmp_path: Path) -> None:
+    async def body(editor: Editor) -> None:
+        uri = editor.open("a.py", SOURCE)
+        assert codes(await editor.diagnostics(uri, version=1)) == ["JC104", "JC102", "JC202"]
+        assert [r.method for r in editor.registrations] == [types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+        pyproject = tmp_path / "pyproject.toml"
+        pyproject.write_text('[tool.jitcheck]\nignore = ["JC202", "lambda"]\n')
+        before = editor.count(uri)
+        editor.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(pyproject.as_uri(), types.FileChangeType.Created)]))
+        assert codes(await editor.diagnostics(uri, after=before)) == ["JC102"]
+        # A broken configuration is reported once, naming the file and the key; no stale findings remain.
+        pyproject.write_text('[tool.jitcheck]\nignore = ["JC999"]\n')
+        before = editor.count(uri)
+        editor.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(pyproject.as_uri(), types.FileChangeType.Changed)]))
+        assert await editor.diagnostics(uri, after=before) == []
+        assert len(editor.messages) == 1 and editor.messages[0].type == types.MessageType.Error
+        assert str(pyproject) in editor.messages[0].message and "JC999" in editor.messages[0].message
+
+    session(tmp_path, body, caps=capabilities(watch=True))
+
+
+def test_a_file_with_a_syntax_error_gets_one_error_where_it_is(tmp_path: Path) -> None:
+    async def body(editor: Editor) -> None:
+        uri = editor.open("a.py", "import jax\n\ndef f(x:\n    return x\n")
+        found = await editor.diagnostics(uri, version=1)
+        assert codes(found) == ["JC000"] and found[0].severity == types.DiagnosticSeverity.Error
+        assert "does not parse" in found[0].message and found[0].range.start.line in (2, 3)
+        assert await editor.actions(uri, found[0]) == []  # neither a fix nor a noqa can help a syntax error
+        version = editor.change(uri, SOURCE)
+        assert codes(await editor.diagnostics(uri, version=version)) == ["JC104", "JC102", "JC202"]
+
+    session(tmp_path, body)
+
+
+def test_a_change_rejudges_the_open_files_that_import_it(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+
+    async def body(editor: Editor) -> None:
+        model = editor.open("pkg/model.py", CLEAN)
+        user = editor.open("pkg/train.py", "from .model import step\n\nstep(1.0)\n")
+        other = editor.open("pkg/other.py", "import os\n")
+        for uri in (model, user, other):
+            await editor.diagnostics(uri, version=1)
+        counts = {uri: editor.count(uri) for uri in (user, other)}
+        editor.change(model, SOURCE)
+        editor.save(model)
+        await editor.diagnostics(user, after=counts[user])
+        await editor.diagnostics(model, version=2)
+        assert editor.count(other) == counts[other]  # a file that does not import it is left alone
+
+    session(tmp_path, body, options=NEVER)
+
+
+def test_notebook_cells_are_judged_as_one_program(tmp_path: Path) -> None:
+    cells = ["import jax\n%matplotlib inline", "def run(batches):\n    for b in batches:\n        jax.jit(lambda x: x)(b)"]
+
+    async def body(editor: Editor) -> None:
+        notebook = (tmp_path / "n.ipynb").as_uri()
+        cell_uris = [f"vscode-notebook-cell:{tmp_path / 'n.ipynb'}#c{i}" for i in range(len(cells))]
+        editor.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+            types.NotebookDocument(notebook, "jupyter-notebook", 1,
+                                   [types.NotebookCell(types.NotebookCellKind.Code, uri) for uri in cell_uris]),
+            [types.TextDocumentItem(uri, "python", 1, text) for uri, text in zip(cell_uris, cells, strict=True)]))
+        first = await editor.diagnostics(cell_uris[0])
+        second = await editor.diagnostics(cell_uris[1])
+        assert first == [] and codes(second) == ["JC104"]
+        assert (second[0].range.start.line, second[0].range.start.character) == (2, 16)
+
+    session(tmp_path, body)
+
+
+def test_a_client_that_disconnects_ends_the_server(tmp_path: Path) -> None:
+    async def main() -> None:
+        editor = Editor(tmp_path)
+        await editor.start()
+        uri = editor.open("a.py", SOURCE)
+        await editor.diagnostics(uri, version=1)
+        process = editor.client._server
+        assert process is not None and process.stdin is not None
+        process.stdin.close()  # the editor went away without shutdown or exit
+        assert await asyncio.wait_for(process.wait(), WAIT) is not None
+        await asyncio.wait_for(editor.client.stop(), WAIT)  # type: ignore[no-untyped-call]
+
+    asyncio.run(main())
+
+
+def test_shutdown_and_exit_end_the_server_with_status_0(tmp_path: Path) -> None:
+    async def main() -> None:
+        editor = Editor(tmp_path)
+        await editor.start()
+        process = editor.client._server
+        await editor.stop()
+        assert process is not None and await asyncio.wait_for(process.wait(), WAIT) == 0
+
+    asyncio.run(main())
