@@ -20,6 +20,7 @@ from jitcheck.lint import noqa
 from jitcheck.lint.analysis import Located, analyze
 from jitcheck.lint.findings import Edit, Finding, unreadable
 from jitcheck.lint.fixes import apply_fixes, transform
+from jitcheck.lint.index import ProjectIndex
 from jitcheck.lint.limits import expression_depth
 from jitcheck.lint.notebook import Notebook, NotebookError
 from jitcheck.lint.settings import FixMode, Settings
@@ -85,14 +86,18 @@ def _edits(before: str, after: str) -> tuple[Edit, ...]:
     return tuple(found)
 
 
-def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: bool = False) -> Checked:
-    """Everything the static pass says about one file's content (an empty file is valid Python: no findings)."""
+def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: bool = False,
+                index: ProjectIndex | None = None, module: str = "") -> Checked:
+    """Everything the static pass says about one file's content (``index``: what the run's other files define).
+
+    An empty or whitespace-only file is valid Python: no findings.
+    """
     if not data.strip():
         return Checked(())
     text = decode(data, path)
     if isinstance(text, Finding):
         return Checked((text,))
-    return check_text(text, path, settings)
+    return check_text(text, path, settings, index=index, module_name=module)
 
 
 def python_error(text: str, path: str) -> Finding | None:
@@ -146,13 +151,14 @@ def _parse(text: str, path: str, settings: Settings) -> cst.Module | Finding:
             path, f"it does not parse: {type(error).__name__}: {error}", "fix the file so that Python can parse it")
 
 
-def check_text(text: str, path: str, settings: Settings) -> Checked:
+def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex | None = None, module_name: str = "") -> Checked:
     """Parse, analyse, drop what ``# noqa`` silences, and (in a fix mode) fix."""
     module = _parse(text, path, settings)
     if isinstance(module, Finding):
         return Checked((module,))
     try:
-        analysis = analyze(module, text, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers)
+        analysis = analyze(module, text, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
+                           index=index, module_name=module_name, path=path)
     except RecursionError:
         return Checked((unreadable(path, "it is nested too deeply to analyse", "split the deepest expression into smaller ones"),))
     except Exception as error:
@@ -177,7 +183,8 @@ def check_text(text: str, path: str, settings: Settings) -> Checked:
 
     def reanalyse(source: str) -> tuple[cst.Module, object, list[Located]]:
         parsed = cst.parse_module(source)
-        again = analyze(parsed, source, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers)
+        again = analyze(parsed, source, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
+                        index=index, module_name=module_name, path=path)
         new_table = noqa.directives(source.splitlines()) if "noqa" in source.lower() else {}
         return parsed, again.wrapper, [f for f in again.findings if not noqa.silenced(f.rule.code, f.line, new_table)]
 
@@ -189,7 +196,8 @@ def check_text(text: str, path: str, settings: Settings) -> Checked:
                    unfixed=tuple(_located(path, f) for f in kept))
 
 
-def check_notebook(data: bytes, path: str, settings: Settings) -> Checked:
+def check_notebook(data: bytes, path: str, settings: Settings, *, index: ProjectIndex | None = None,
+                   module: str = "") -> Checked:
     """A notebook's findings, each placed in its cell; in a fix mode, the fixed notebook's JSON text."""
     text = decode(data, path)
     if isinstance(text, Finding):
@@ -200,7 +208,7 @@ def check_notebook(data: bytes, path: str, settings: Settings) -> Checked:
         return Checked((unreadable(path, str(error), "save it as a Jupyter notebook (nbformat 4), or exclude it"),))
     if not notebook.source.strip():
         return Checked(())
-    checked = check_text(notebook.source, path, settings)
+    checked = check_text(notebook.source, path, settings, index=index, module_name=module)
     cells = notebook.respanned(checked.fixed_source) if checked.fixed_source is not None else notebook
 
     def placed(finding: Finding, cells: Notebook = cells) -> Finding:

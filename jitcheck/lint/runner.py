@@ -22,6 +22,7 @@ from jitcheck.lint.cache import Cache, digest
 from jitcheck.lint.config import Config
 from jitcheck.lint.files import Source, discover
 from jitcheck.lint.findings import Finding, unreadable
+from jitcheck.lint.index import ProjectIndex, build_index, module_name_cached
 from jitcheck.lint.settings import FixMode, Settings
 from jitcheck.lint.writeback import Skipped, encode_like, signals_raise, sweep, write_fixed
 
@@ -71,14 +72,25 @@ class _Work:
     package_init: bool
     settings: Settings
     notebook: bool = False
+    module: str = ""
+
+
+_PROJECT: ProjectIndex | None = None
+"""The run's project index: set before the workers fork (they inherit it), or by their initializer."""
+
+
+def _set_project(project: ProjectIndex | None) -> None:
+    global _PROJECT
+    _PROJECT = project
 
 
 def _check(work: _Work) -> Checked:
     from jitcheck.lint.check import check_bytes, check_notebook
 
     if work.notebook:
-        return check_notebook(work.data, work.display, work.settings)
-    return check_bytes(work.data, work.display, work.settings, is_package_init=work.package_init)
+        return check_notebook(work.data, work.display, work.settings, index=_PROJECT, module=work.module)
+    return check_bytes(work.data, work.display, work.settings, is_package_init=work.package_init,
+                       index=_PROJECT, module=work.module)
 
 
 def _check_all(work: list[_Work], jobs: int, timeout: float, isolate: bool) -> Iterator[tuple[_Work, Checked, bool]]:
@@ -95,7 +107,7 @@ def _check_all(work: list[_Work], jobs: int, timeout: float, isolate: bool) -> I
             yield item, _check(item), True
         return
     ordered = sorted(work, key=lambda w: -len(w.data))
-    pool: Pool[_Work, Checked] = Pool(_check, jobs, timeout)
+    pool: Pool[_Work, Checked] = Pool(_check, jobs, timeout, initializer=_set_project, initargs=(_PROJECT,))
     for position, outcome in pool.run(ordered):
         item = ordered[position]
         if isinstance(outcome, Checked):
@@ -129,8 +141,9 @@ class _Plan:
 
 
 def _plan(sources: list[Source], config: Config, options: Options, cache: Cache, report: Report) -> _Plan:
-    """Read every file; answer from the cache what it can; the rest becomes work for the checking step."""
+    """Read every file, build the project index, answer from the cache what it can; the rest becomes work."""
     plan = _Plan(sources, {}, {}, {}, [])
+    read: list[tuple[int, Source, bytes, str]] = []
     for index, source in enumerate(sources):
         report.files += 1
         if source.problem is not None:
@@ -150,7 +163,19 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
             continue
         report.lines += data.count(b"\n")
         package_init = source.path.name == "__init__.py"
-        key = digest(data, package_init=package_init) + ("n" if source.is_notebook else "")
+        read.append((index, source, data, digest(data, package_init=package_init) + ("n" if source.is_notebook else "")))
+
+    # The project index (every module's summary, cached by content) is part of each finding's key:
+    # what one file reports can depend on what another defines. Notebooks use it but are not in it.
+    index_file = config.cache_dir / "index" / f"{config.fingerprint()}.json" if options.use_cache and config.cache_dir else None
+    project = build_index(((s.path.resolve(), k, d) for _, s, d, k in read if not s.is_notebook), index_file)
+    _set_project(project)
+    packages: dict[Path, bool] = {}
+    modules = {i: module_name_cached(s.path.resolve(), packages) for i, s, _, _ in read if not s.is_notebook}
+    depends = project.dependency_keys()
+    for index, source, data, content_key in read:
+        package_init = source.path.name == "__init__.py"
+        key = f"{content_key}:{depends.get(modules.get(index, ''), '')}"
         plan.keys[index] = key
         select = config.select - config.ignored_for(source.relative)
         cached = cache.get(key, source.display)
@@ -162,7 +187,8 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
         plan.originals[index] = data
         settings = Settings(config.graph_constructors, config.jit_wrappers, options.fix, select,
                             max_expression_depth=config.max_expression_depth, edits=options.edits)
-        plan.work.append(_Work(index, source.display, data, package_init, settings, source.is_notebook))
+        plan.work.append(_Work(index, source.display, data, package_init, settings, source.is_notebook,
+                               modules.get(index, "")))
     return plan
 
 
@@ -208,7 +234,7 @@ def _store(plan: _Plan, item: _Work, checked: Checked, completed: bool, options:
             plan.results[index] = list(checked.unfixed)
             return
     key = digest(new_bytes, package_init=source.path.name == "__init__.py") + ("n" if item.notebook else "")
-    cache.put(key, list(checked.findings))
+    cache.put(f"{key}:{plan.keys[index].split(':')[-1]}", list(checked.findings))
     report.fixed += checked.fixed_count
     report.changed.append(source.display)
 
