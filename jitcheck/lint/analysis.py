@@ -218,8 +218,7 @@ class Analyzer(Frequency):
                     # ValuePartial hashes its arguments: safe only when they are plainly hashable; an array never is.
                     static = self.arguments_static(expr)
                     plan = FixPlan("value-partial", expr, "safe" if static else "unsafe") if static is not False else None
-                return Problem(rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": _text(self.module, expr),
-                                                         "args": self.args_text(expr), **self.partial_parts(expr)}, plan)
+                return Problem(rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": _text(self.module, expr), "args": self.args_text(expr), **self.partial_parts(expr)}, plan)
             if self.is_kind(expr.func, names.TREE_PARTIALS):
                 plan = None
                 if allow_value_partial and self.can_import_value_partial():

@@ -90,7 +90,7 @@ def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: 
                 index: ProjectIndex | None = None, module: str = "") -> Checked:
     """Everything the static pass says about one file's content (``index``: what the run's other files define).
 
-    An empty or whitespace-only file is valid Python: no findings.
+    An empty file is valid Python: no findings.
     """
     if not data.strip():
         return Checked(())
@@ -196,8 +196,7 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
                    unfixed=tuple(_located(path, f) for f in kept))
 
 
-def check_notebook(data: bytes, path: str, settings: Settings, *, index: ProjectIndex | None = None,
-                   module: str = "") -> Checked:
+def check_notebook(data: bytes, path: str, settings: Settings, *, index: ProjectIndex | None = None) -> Checked:
     """A notebook's findings, each placed in its cell; in a fix mode, the fixed notebook's JSON text."""
     text = decode(data, path)
     if isinstance(text, Finding):
@@ -208,7 +207,7 @@ def check_notebook(data: bytes, path: str, settings: Settings, *, index: Project
         return Checked((unreadable(path, str(error), "save it as a Jupyter notebook (nbformat 4), or exclude it"),))
     if not notebook.source.strip():
         return Checked(())
-    checked = check_text(notebook.source, path, settings, index=index, module_name=module)
+    checked = check_text(notebook.source, path, settings, index=index)
     cells = notebook.respanned(checked.fixed_source) if checked.fixed_source is not None else notebook
 
     def placed(finding: Finding, cells: Notebook = cells) -> Finding:

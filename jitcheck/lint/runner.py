@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -42,7 +43,6 @@ class Options:
     """Check files in worker processes (a crash or a hang costs one file); False checks in this process."""
     edits: bool = False
     """Give fixable findings their fix's text edits (JSON output)."""
-    """Check files in worker processes (a crash or a hang costs one file); False checks in this process."""
 
 
 @dataclasses.dataclass
@@ -73,27 +73,21 @@ class _Work:
     settings: Settings
     notebook: bool = False
     module: str = ""
+    """The file's module name in the project index."""
 
 
-_PROJECT: ProjectIndex | None = None
-"""The run's project index: set before the workers fork (they inherit it), or by their initializer."""
-
-
-def _set_project(project: ProjectIndex | None) -> None:
-    global _PROJECT
-    _PROJECT = project
-
-
-def _check(work: _Work) -> Checked:
+def _check(project: ProjectIndex | None, work: _Work) -> Checked:
+    """One file's result, judged with what the run's other files define (``project``)."""
     from jitcheck.lint.check import check_bytes, check_notebook
 
     if work.notebook:
-        return check_notebook(work.data, work.display, work.settings, index=_PROJECT, module=work.module)
+        return check_notebook(work.data, work.display, work.settings, index=project)
     return check_bytes(work.data, work.display, work.settings, is_package_init=work.package_init,
-                       index=_PROJECT, module=work.module)
+                       index=project, module=work.module)
 
 
-def _check_all(work: list[_Work], jobs: int, timeout: float, isolate: bool) -> Iterator[tuple[_Work, Checked, bool]]:
+def _check_all(work: list[_Work], jobs: int, timeout: float, isolate: bool,
+               project: ProjectIndex | None) -> Iterator[tuple[_Work, Checked, bool]]:
     """Every item's result and whether it came back; in worker processes when ``isolate``.
 
     A worker that died or ran out of time gives its file a JC000 (False: not to be
@@ -102,12 +96,13 @@ def _check_all(work: list[_Work], jobs: int, timeout: float, isolate: bool) -> I
     from jitcheck.lint.check import Checked
     from jitcheck.lint.workers import Pool
 
+    check = functools.partial(_check, project)  # a worker gets the index once, when it starts
     if not isolate:
         for item in work:
-            yield item, _check(item), True
+            yield item, check(item), True
         return
     ordered = sorted(work, key=lambda w: -len(w.data))
-    pool: Pool[_Work, Checked] = Pool(_check, jobs, timeout, initializer=_set_project, initargs=(_PROJECT,))
+    pool: Pool[_Work, Checked] = Pool(check, jobs, timeout)
     for position, outcome in pool.run(ordered):
         item = ordered[position]
         if isinstance(outcome, Checked):
@@ -138,10 +133,14 @@ class _Plan:
     keys: dict[int, str]
     originals: dict[int, bytes]
     work: list[_Work]
+    project: ProjectIndex | None = None
+    """The project index of the run's Python files (what each file's findings may depend on)."""
+    depends: dict[int, str] = dataclasses.field(default_factory=dict)
+    """Each file's part of its cache key that digests the summaries of the modules it imports."""
 
 
 def _plan(sources: list[Source], config: Config, options: Options, cache: Cache, report: Report) -> _Plan:
-    """Read every file, build the project index, answer from the cache what it can; the rest becomes work."""
+    """Read every file; answer from the cache what it can; the rest becomes work for the checking step."""
     plan = _Plan(sources, {}, {}, {}, [])
     read: list[tuple[int, Source, bytes, str]] = []
     for index, source in enumerate(sources):
@@ -165,18 +164,20 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
         package_init = source.path.name == "__init__.py"
         read.append((index, source, data, digest(data, package_init=package_init) + ("n" if source.is_notebook else "")))
 
-    # The project index (every module's summary, cached by content) is part of each finding's key:
-    # what one file reports can depend on what another defines. Notebooks use it but are not in it.
+    # The project index (every Python file's summary, cached by content) is part of each
+    # finding's key: what one file reports can depend on what another defines.
     index_file = config.cache_dir / "index" / f"{config.fingerprint()}.json" if options.use_cache and config.cache_dir else None
-    project = build_index(((s.path.resolve(), k, d) for _, s, d, k in read if not s.is_notebook), index_file)
-    _set_project(project)
+    modules_read = [(i, s, d, k) for i, s, d, k in read if not s.is_notebook]
+    plan.project = build_index(((s.path.resolve(), k, d) for _, s, d, k in modules_read), index_file)
     packages: dict[Path, bool] = {}
-    modules = {i: module_name_cached(s.path.resolve(), packages) for i, s, _, _ in read if not s.is_notebook}
-    depends = project.dependency_keys()
+    modules = {i: module_name_cached(s.path.resolve(), packages) for i, s, _, _ in modules_read}
+    depends = plan.project.dependency_keys()
+    # A notebook is no module of the index: any module it may import counts.
+    every_module = digest(",".join(f"{name}={key}" for name, key in sorted(depends.items())).encode(), package_init=False)
     for index, source, data, content_key in read:
         package_init = source.path.name == "__init__.py"
-        key = f"{content_key}:{depends.get(modules.get(index, ''), '')}"
-        plan.keys[index] = key
+        plan.depends[index] = every_module if source.is_notebook else depends.get(modules.get(index, ""), "")
+        key = plan.keys[index] = f"{content_key}:{plan.depends[index]}"
         select = config.select - config.ignored_for(source.relative)
         cached = cache.get(key, source.display)
         if cached is not None and options.edits and any(f.fix and not f.edits and not f.cell for f in cached):
@@ -187,8 +188,7 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
         plan.originals[index] = data
         settings = Settings(config.graph_constructors, config.jit_wrappers, options.fix, select,
                             max_expression_depth=config.max_expression_depth, edits=options.edits)
-        plan.work.append(_Work(index, source.display, data, package_init, settings, source.is_notebook,
-                               modules.get(index, "")))
+        plan.work.append(_Work(index, source.display, data, package_init, settings, source.is_notebook, modules.get(index, "")))
     return plan
 
 
@@ -234,7 +234,7 @@ def _store(plan: _Plan, item: _Work, checked: Checked, completed: bool, options:
             plan.results[index] = list(checked.unfixed)
             return
     key = digest(new_bytes, package_init=source.path.name == "__init__.py") + ("n" if item.notebook else "")
-    cache.put(f"{key}:{plan.keys[index].split(':')[-1]}", list(checked.findings))
+    cache.put(f"{key}:{plan.depends[index]}", list(checked.findings))
     report.fixed += checked.fixed_count
     report.changed.append(source.display)
 
@@ -253,7 +253,7 @@ def run(paths: Sequence[Path], config: Config, options: Options, cwd: Path) -> R
 
         jobs = options.jobs or default_jobs()
         with signals_raise():
-            for item, checked, completed in _check_all(plan.work, jobs, config.file_timeout, options.isolate):
+            for item, checked, completed in _check_all(plan.work, jobs, config.file_timeout, options.isolate, plan.project):
                 _store(plan, item, checked, completed, options, cache, report)
     if options.use_cache:
         cache.save()
