@@ -46,8 +46,7 @@ def _die_with_parent() -> None:
         pass
 
 
-def _serve(connection: Any, function: Callable[[Any], Any], initializer: Callable[..., object] | None,
-           initargs: tuple[Any, ...]) -> None:
+def _serve(connection: Any, function: Callable[[Any], Any]) -> None:
     import faulthandler
 
     faulthandler.disable()  # a crash is reported by the parent as the file's JC000, not as a dump on stderr
@@ -55,8 +54,6 @@ def _serve(connection: Any, function: Callable[[Any], Any], initializer: Callabl
     # The parent is the run's process when forked, the fork server (which ends with the run) otherwise.
     parent = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    if initializer is not None:
-        initializer(*initargs)
     while True:
         while not connection.poll(1.0):
             if os.getppid() != parent:
@@ -84,12 +81,9 @@ def _describe(exitcode: int | None) -> str:
 
 
 class _Worker:
-    def __init__(self, context: Any, function: Callable[[Any], Any], initializer: Callable[..., object] | None = None,
-                 initargs: tuple[Any, ...] = ()) -> None:
+    def __init__(self, context: Any, function: Callable[[Any], Any]) -> None:
         self.connection, child = context.Pipe()
-        forked = context.get_start_method() == "fork"  # a forked worker inherits what the initializer would set
-        self.process = context.Process(target=_serve, args=(child, function, None if forked else initializer,
-                                                            () if forked else initargs), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, function), daemon=True)
         self.process.start()
         child.close()
         self.task: int | None = None
@@ -117,9 +111,6 @@ class Pool(Generic[Item, Result]):
     function: Callable[[Item], Result]
     jobs: int
     timeout: float
-    initializer: Callable[..., object] | None = None
-    """Run in each worker before its first item (not in a forked one, which inherits the parent's state)."""
-    initargs: tuple[Any, ...] = ()
     context: Any = None
 
     def __post_init__(self) -> None:
@@ -134,7 +125,7 @@ class Pool(Generic[Item, Result]):
         workers: list[_Worker] = []
         try:
             for _ in range(max(1, min(self.jobs, len(items)))):
-                workers.append(_Worker(self.context, self.function, self.initializer, self.initargs))
+                workers.append(_Worker(self.context, self.function))
             busy: dict[int, _Worker] = {}
             while pending or busy:
                 for slot, worker in enumerate(workers):
@@ -172,7 +163,7 @@ class Pool(Generic[Item, Result]):
                     worker.task = None
                     if replace:
                         worker.stop(kill=True)
-                        workers[slot] = _Worker(self.context, self.function, self.initializer, self.initargs)
+                        workers[slot] = _Worker(self.context, self.function)
                     yield task, outcome
         finally:
             for worker in workers:
