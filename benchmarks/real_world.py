@@ -192,8 +192,9 @@ def load_results(path: Path, libraries: Sequence[tuple[str, str]], roots: dict[s
 
 
 def missing_files(labels: Sequence[scoring.Label], roots: dict[str, Path]) -> list[str]:
-    """Labels whose file is not in the unpacked sdist (a wrong path or version)."""
-    return [label.location for label in labels if label.library in roots and not (roots[label.library] / label.path).is_file()]
+    """Labels whose file is not in the unpacked sdist (a wrong path or version); a notebook's cell (`nb.ipynb:cell 3`) names its file."""
+    return [label.location for label in labels
+            if label.library in roots and not (roots[label.library] / re.sub(r":cell \d+$", "", label.path)).is_file()]
 
 
 def score_results(results: Sequence[LibraryResult], labels: Sequence[scoring.Label]) -> tuple[list[scoring.Score], scoring.Score]:
