@@ -1,14 +1,18 @@
-"""Run jitcheck's static pass on public JAX libraries, downloaded inside the run.
+"""Run jitcheck's static pass on public JAX libraries and score it against labelled sites.
 
-    python benchmarks/real_world.py                 # download, check, print a report
-    python benchmarks/real_world.py --json out.json # also write the findings as JSON
-    python benchmarks/real_world.py --keep DIR      # keep (and reuse) the downloads in DIR
+    python benchmarks/real_world.py                      # download, check, score, report
+    python benchmarks/real_world.py --keep DIR           # keep (and reuse) the downloads in DIR
+    python benchmarks/real_world.py --check --keep DIR   # exit 1 on an unjudged finding or precision < 90%
+    python benchmarks/real_world.py --libraries gpjax,rejax --missed   # a subset, listing missed bugs
 
-Each library's source distribution is fetched with ``pip download --no-deps
---no-binary :all:`` into a temporary folder (never committed), unpacked, and checked
-with the default configuration. The report gives, per library, the files, lines,
-seconds and findings by rule, then every finding; docs/real-world.md judges each
-one true or false positive by reading the code.
+Each library's source distribution (tests and examples included) is fetched with
+``pip download --no-deps --no-binary :all:`` at a pinned version into a temporary
+folder or DIR (never committed), unpacked, and checked with the default configuration.
+The findings are matched to benchmarks/corpus/labels.tsv, where each jit-like site that
+looks like a cache-key bug was judged ``bug`` or ``fine`` by reading the code (see
+docs/real-world.md): recall is the share of labelled bug sites with a finding, precision
+the share of findings at bug sites, and a finding at an unlabelled site is "unjudged"
+until someone labels it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -30,6 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.corpus import scoring  # noqa: E402
+
+LABELS = ROOT / "benchmarks" / "corpus" / "labels.tsv"
+
 LIBRARIES: tuple[tuple[str, str], ...] = (
     ("flax", "0.12.8"),
     ("optax", "0.2.8"),
@@ -39,8 +48,54 @@ LIBRARIES: tuple[tuple[str, str], ...] = (
     ("chex", "0.1.92"),
     ("brainstate", "0.5.4"),
 )
-"""Pinned versions that exist on PyPI as source distributions (brainstate: the other
-``StatefulFunction``, and the code that uses it most)."""
+"""The first run's libraries (brainstate: the other ``StatefulFunction``, and the code
+that uses it most); their labels are the findings judged in that run."""
+
+CORPUS: tuple[tuple[str, str], ...] = (
+    ("rejax", "0.1.3"),
+    ("tinygp", "0.3.1"),
+    ("jaxdf", "0.3.0"),
+    ("dynamax", "1.0.3"),
+    ("jaxmarl", "0.2.0"),
+    ("brainpy", "2.8.2"),
+    ("gpjax", "1.0.0"),
+    ("scico", "0.0.7"),
+    ("jax-fem", "0.0.11"),
+    ("jaxley", "0.14.0"),
+    ("penzai", "0.2.5"),
+    ("jax-cosmo", "0.1.0"),
+    ("flowjax", "19.1.2"),
+    ("dm-pix", "0.4.5"),
+    ("quax", "0.4.6"),
+    ("evojax", "0.2.17"),
+    ("ott-jax", "0.6.0"),
+    ("xminigrid", "0.9.3"),
+    ("craftax", "1.6.1"),
+    ("jaxns", "3.0.0"),
+    ("jax-cfd", "0.2.1"),
+)
+"""The labelled corpus (issue 12): libraries kept out of the rules' development, every
+jit-like site that looks like a bug labelled by reading the code."""
+
+ALL = LIBRARIES + CORPUS
+
+PRECISION_FLOOR = 0.90
+RECALL_TARGET = 0.85
+
+
+def canonical(name: str) -> str:
+    """A distribution name as PEP 503 compares them (``jax_fem`` and ``jax-fem`` are one)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def find_archive(folder: Path, name: str, version: str) -> Path | None:
+    """The sdist of ``name==version`` in ``folder``, whatever spelling of the name it uses."""
+    for candidate in sorted(folder.iterdir()):
+        stem = candidate.name
+        for suffix in (".tar.gz", ".zip"):
+            if stem.endswith(suffix) and canonical(stem[: -len(suffix)]) == canonical(f"{name}-{version}"):
+                return candidate
+    return None
 
 
 @dataclasses.dataclass
@@ -61,25 +116,34 @@ class LibraryResult:
         return dict(sorted(Counter(code for _, _, code, _ in self.findings).items()))
 
 
-def download(folder: Path, libraries: Sequence[tuple[str, str]] = LIBRARIES) -> dict[str, Path]:
-    """Download and unpack each library's sdist into ``folder``; their unpacked roots, by name."""
+def download(folder: Path, libraries: Sequence[tuple[str, str]] = ALL) -> dict[str, Path]:
+    """Download (unless already there) and unpack each library's sdist into ``folder``; their roots, by name."""
     folder.mkdir(parents=True, exist_ok=True)
-    wanted = [f"{name}=={version}" for name, version in libraries]
-    missing = [spec for spec, (name, version) in zip(wanted, libraries) if not list(folder.glob(f"{name}-{version}.tar.gz"))]
+    missing = [f"{name}=={version}" for name, version in libraries if find_archive(folder, name, version) is None]
     if missing:
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:", "-d", str(folder), *missing],
             check=True,
-            timeout=900,
+            timeout=1800,
         )
     roots = {}
     for name, version in libraries:
-        archive = folder / f"{name}-{version}.tar.gz"
-        root = folder / f"{name}-{version}"
-        if not root.is_dir():
+        archive = find_archive(folder, name, version)
+        if archive is None:
+            raise FileNotFoundError(f"{folder}: no sdist of {name}=={version} after pip download; check the name and version")
+        if archive.name.endswith(".zip"):
+            import zipfile
+
+            with zipfile.ZipFile(archive) as handle:
+                top = handle.namelist()[0].split("/")[0]
+                if not (folder / top).is_dir():
+                    handle.extractall(folder)
+        else:
             with tarfile.open(archive) as tar:
-                tar.extractall(folder, filter="data")
-        roots[name] = root
+                top = tar.getnames()[0].split("/")[0]
+                if not (folder / top).is_dir():
+                    tar.extractall(folder, filter="data")
+        roots[name] = folder / top
     return roots
 
 
@@ -109,24 +173,175 @@ def render(results: Sequence[LibraryResult]) -> str:
     return "\n".join(lines)
 
 
+def load_results(path: Path, libraries: Sequence[tuple[str, str]], roots: dict[str, Path]) -> list[LibraryResult]:
+    """The results an earlier ``--json`` run saved, for the libraries asked for (all must be there)."""
+    data = json.loads(path.read_text())
+    entries = data["libraries"] if isinstance(data, dict) else data  # the first run's --json wrote a bare list
+    saved = {(entry["library"], entry["version"]): entry for entry in entries}
+    absent = [f"{name}=={version}" for name, version in libraries if (name, version) not in saved]
+    if absent:
+        raise SystemExit(f"error: {path}: no saved findings for {', '.join(absent)}; run without --findings")
+    return [
+        LibraryResult(name, version, roots[name], saved[name, version]["files"], saved[name, version]["lines"],
+                      saved[name, version]["seconds"],
+                      [(f["path"], f["line"], f["code"], f["message"]) for f in saved[name, version]["findings"]])
+        for name, version in libraries
+    ]
+
+
+def missing_files(labels: Sequence[scoring.Label], roots: dict[str, Path]) -> list[str]:
+    """Labels whose file is not in the unpacked sdist (a wrong path or version)."""
+    return [label.location for label in labels if label.library in roots and not (roots[label.library] / label.path).is_file()]
+
+
+def score_results(results: Sequence[LibraryResult], labels: Sequence[scoring.Label]) -> tuple[list[scoring.Score], scoring.Score]:
+    """Per library and overall scores of the findings against the labels."""
+    scores = []
+    total = scoring.Score("overall")
+    for r in results:
+        own = [label for label in labels if label.library == r.name]
+        hits = [scoring.Hit(r.name, path, line, code, message) for path, line, code, message in r.findings]
+        result = scoring.score(f"{r.name} {r.version}", own, hits)
+        scores.append(result)
+        total.add(result)
+    return scores, total
+
+
+def subtotals(scores: Sequence[scoring.Score], libraries: Sequence[tuple[str, str]]) -> list[scoring.Score]:
+    """The labelled corpus and the first run's libraries apart (only those present)."""
+    groups = []
+    for title, members in (("labelled corpus", CORPUS), ("first-run libraries", LIBRARIES)):
+        names = {f"{name} {version}" for name, version in members}
+        chosen = [s for s in scores if s.name in names]
+        if chosen and len(chosen) < len(scores):
+            group = scoring.Score(f"{title} ({len(chosen)})")
+            for s in chosen:
+                group.add(s)
+            groups.append(group)
+    return groups
+
+
+def report(scores: Sequence[scoring.Score], total: scoring.Score, missed: bool, groups: Sequence[scoring.Score] = ()) -> str:
+    """The score table, then every false positive and unjudged finding (and the missed bugs when asked)."""
+    lines = [scoring.table(scores, *groups, total), ""]
+    distinct = [label for label in total.bugs if label.distinct]
+    if distinct:
+        found = sum(1 for label in total.found if label.distinct)
+        plain = len(total.bugs) - len(distinct)
+        lines.append(
+            f"Recall on bug sites whose rebuilt callable is the same each time: {len(total.found) - found}/{plain}; "
+            f"on [distinct] ones (a new callable per iteration or call): {found}/{len(distinct)}."
+        )
+        lines.append("")
+    for hit, label in total.false_positives:
+        lines.append(f"- false positive: {hit.location}: {hit.code} (labelled fine: {label.reason})")
+    for hit in total.unjudged:
+        lines.append(f"- unjudged: {hit.location}: {hit.code} {hit.message}")
+    for hit in total.unchecked:
+        lines.append(f"- could not check (not scored): {hit.location}: {hit.code} {hit.message}")
+    if missed:
+        for label in total.missed:
+            lines.append(f"- missed: {label.location} [{label.kind}] {label.reason}")
+    return "\n".join(lines)
+
+
+def failures(total: scoring.Score, min_recall: float) -> list[str]:
+    """Why ``--check`` fails: unjudged findings, precision under the floor, recall under ``min_recall``."""
+    problems = []
+    if total.unjudged:
+        problems.append(f"{len(total.unjudged)} finding(s) at unlabelled sites: label them in {LABELS.relative_to(ROOT)}")
+    if total.precision is not None and total.precision < PRECISION_FLOOR:
+        problems.append(f"precision {scoring.percent(total.precision)} is under {scoring.percent(PRECISION_FLOOR)}")
+    if total.recall is not None and total.recall < min_recall:
+        problems.append(f"recall {scoring.percent(total.recall)} is under --min-recall {scoring.percent(min_recall)}")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--keep", type=Path, help="download into (and reuse) this folder instead of a temporary one")
     parser.add_argument("--json", type=Path, help="write the results as JSON here")
     parser.add_argument("--jobs", type=int, help="worker processes (default: every core)")
+    parser.add_argument("--labels", type=Path, default=LABELS, help="the labelled sites (TSV, default: %(default)s)")
+    parser.add_argument("--libraries", help="comma-separated names: check and score only these")
+    parser.add_argument("--findings", type=Path,
+                        help="score the findings saved by an earlier --json run instead of running the pass again")
+    parser.add_argument("--missed", action="store_true", help="also list every labelled bug site without a finding")
+    parser.add_argument("--check", action="store_true",
+                        help=f"exit 1 when a finding is unjudged, precision is under {scoring.percent(PRECISION_FLOOR)}, "
+                             "or recall is under --min-recall")
+    parser.add_argument("--download-only", action="store_true",
+                        help="only download and unpack the sdists into --keep (exit 3 when the package index cannot be reached)")
+    parser.add_argument("--min-recall", type=float, default=0.0,
+                        help=f"the recall --check requires, 0 to 1 (default 0; the target is {RECALL_TARGET})")
     args = parser.parse_args(argv)
+    try:
+        labels = scoring.load_labels(args.labels)
+    except (OSError, scoring.LabelError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    libraries = ALL
+    if args.libraries:
+        wanted = {canonical(name) for name in args.libraries.split(",") if name.strip()}
+        libraries = tuple(entry for entry in ALL if canonical(entry[0]) in wanted)
+        unknown = wanted - {canonical(name) for name, _ in libraries}
+        if unknown:
+            print(f"error: --libraries: unknown {', '.join(sorted(unknown))}; known: {', '.join(n for n, _ in ALL)}", file=sys.stderr)
+            return 2
+    unlisted = sorted({label.library for label in labels} - {name for name, _ in ALL})
+    if unlisted:
+        print(f"error: {args.labels}: labels for libraries not in real_world.py: {', '.join(unlisted)}", file=sys.stderr)
+        return 2
+    stale = sorted({f"{label.library}=={label.version}" for label in labels} - {f"{n}=={v}" for n, v in ALL})
+    if stale:
+        print(f"error: {args.labels}: labels for versions that real_world.py does not pin: {', '.join(stale)}", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="jitcheck-real-world-") as temporary:
         folder = args.keep or Path(temporary)
-        roots = download(folder)
+        if args.download_only:
+            try:
+                download(folder, libraries)
+            except (subprocess.SubprocessError, OSError) as error:
+                print(f"error: could not download the libraries' sdists: {error}", file=sys.stderr)
+                return 3
+            return 0
+        roots = download(folder, libraries)
+        absent = missing_files(labels, roots)
+        if absent:
+            print("error: labelled files not found in the sdists:\n  " + "\n  ".join(absent), file=sys.stderr)
+            return 2
         os.environ.setdefault("JAX_PLATFORMS", "cpu")
-        results = [check_library(name, version, roots[name], args.jobs) for name, version in LIBRARIES]
+        if args.findings:
+            results = load_results(args.findings, libraries, roots)
+        else:
+            results = [check_library(name, version, roots[name], args.jobs) for name, version in libraries]
         print(render(results))
+        print()
+        scores, total = score_results(results, labels)
+        print(report(scores, total, args.missed, subtotals(scores, libraries)))
+        print()
+        print(f"Recall {scoring.percent(total.recall)} (target {scoring.percent(RECALL_TARGET)}), "
+              f"precision {scoring.percent(total.precision)} (floor {scoring.percent(PRECISION_FLOOR)}), "
+              f"{len(total.unjudged)} unjudged.")
         if args.json:
-            args.json.write_text(json.dumps([
-                {"library": r.name, "version": r.version, "files": r.files, "lines": r.lines, "seconds": round(r.seconds, 2),
-                 "by_rule": r.by_rule, "findings": [{"path": p, "line": n, "code": c, "message": m} for p, n, c, m in r.findings]}
-                for r in results
-            ], indent=2))
+            args.json.write_text(json.dumps({
+                "libraries": [
+                    {"library": r.name, "version": r.version, "files": r.files, "lines": r.lines, "seconds": round(r.seconds, 2),
+                     "by_rule": r.by_rule, "findings": [{"path": p, "line": n, "code": c, "message": m} for p, n, c, m in r.findings]}
+                    for r in results
+                ],
+                "scores": [
+                    {"library": s.name, "bug_sites": len(s.bugs), "fine_sites": s.fine, "found": len(s.found),
+                     "recall": s.recall, "findings": s.findings, "true": len(s.true_positives),
+                     "false": len(s.false_positives), "unjudged": len(s.unjudged), "precision": s.precision}
+                    for s in [*scores, *subtotals(scores, libraries), total]
+                ],
+            }, indent=2))
+    if args.check:
+        problems = failures(total, args.min_recall)
+        for problem in problems:
+            print(f"check failed: {problem}", file=sys.stderr)
+        return 1 if problems else 0
     return 0
 
 

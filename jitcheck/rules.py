@@ -985,6 +985,26 @@ MYPY_CODES: Final[Mapping[str, str]] = {
 }
 """The mypy error code each rule reported by the mypy plugin appears under."""
 
+UNFROZEN: Final[Mapping[str, tuple[str, str]]] = {
+    "dataclass": (
+        "`@dataclass` with `eq=True, frozen=False` sets `__hash__` to None",
+        "declare `{type}` with `@dataclass(frozen=True)` (or subclass `jitcheck.Frozen`)",
+    ),
+    "attrs": (
+        "attrs sets `__hash__` to None on a class that compares by value and is not frozen",
+        "declare `{type}` with `@attrs.frozen` (or `@attrs.define(frozen=True)`)",
+    ),
+    "attr.s": (
+        "`@attr.s` sets `__hash__` to None on a class that compares by value and is not frozen",
+        "declare `{type}` with `@attr.s(frozen=True)` (or `@attrs.frozen`)",
+    ),
+    "pydantic": (
+        "a pydantic model hashes only when frozen; a mutable model's `__hash__` is None",
+        "set `model_config = ConfigDict(frozen=True)` in `{type}`",
+    ),
+}
+"""JC203's why and fix for each kind of class that generates `__hash__` only when frozen."""
+
 
 def rule(code_or_name: str) -> Rule:
     """The rule with this code (``"JC101"``) or name (``"bound-method"``).
