@@ -165,6 +165,12 @@ def _small(repeat: int) -> list[Figure]:
         repeat=repeat * 2,
         number=number,
     )
+    checked_step_s, unchecked_step_s = interleaved(
+        lambda: jax.block_until_ready(build(SMALL).jit_call(values)),
+        lambda: jax.block_until_ready(unchecked(JitGraph, NestingGraph(describe(SMALL))).jit_call(values)),
+        repeat=repeat * 2,
+        number=number,
+    )
     return [
         Figure(
             f"cache hit with a rebuilt equal graph, {2 * SMALL} nodes (dispatch-bound)",
@@ -182,5 +188,14 @@ def _small(repeat: int) -> list[Figure]:
             step_s,
             step_jit_s,
             note="reported: what a training loop that rebuilds its graph every step pays over a plain jax.jit call",
+        ),
+        Figure(
+            f"a whole step, checked or not: rebuild the {2 * SMALL}-node graph and call it",
+            "JitGraph(...).jit_call(values), all checks",
+            "unchecked(JitGraph, ...).jit_call(values)",
+            checked_step_s,
+            unchecked_step_s,
+            target=1.2,
+            note="what the checks cost a loop that rebuilds its graph every step: both build the graph, key it and call it",
         ),
     ]
