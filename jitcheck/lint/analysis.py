@@ -30,7 +30,7 @@ from jitcheck.lint import names
 from jitcheck.lint.collect import CallSite, ClassInfo, Collector, Context, collect
 from jitcheck.lint.index import ProjectIndex, summarize
 from jitcheck.lint.prefilter import possible
-from jitcheck.lint.resolver import Resolver
+from jitcheck.lint.frequency import Frequency
 
 FixKind = Literal["value-partial", "hoist-lambda", "tuple", "frozenset", "frozen-dataclass"]
 
@@ -100,13 +100,14 @@ def _text(module: cst.Module, node: cst.CSTNode, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class Analyzer(Resolver):
+class Analyzer(Frequency):
     """Judges the candidates one module's :class:`Collector` found, asking the :class:`Resolver` what names are."""
 
     def __init__(self, module: cst.Module, collector: Collector, scopes: Mapping[cst.CSTNode, Scope | None],
                  graph_constructors: Sequence[str], jit_wrappers: Sequence[str], index: ProjectIndex | None = None,
-                 module_name: str = "") -> None:
+                 module_name: str = "", path: str = "") -> None:
         super().__init__(module, collector, scopes, jit_wrappers, index, module_name)
+        self.path = path
         self.node_constructors = names.NODE_CONSTRUCTORS | frozenset(graph_constructors)
         self.found: list[RawFinding] = []
         self._seen: set[tuple[int, str]] = set()
@@ -235,7 +236,10 @@ class Analyzer(Resolver):
                                                                "factory": _text(self.module, expr.func, 40), "kind": kind})
             return None
         if isinstance(expr, cst.Name):
-            ref = self.single_referent(expr)
+            referents = self.referents(expr)
+            if len(referents) > 1 and depth == 0:
+                return self.branches_problem(expr, referents, context=context, position=position, keys=keys)
+            ref = referents[0] if len(referents) == 1 else None
             node = getattr(ref, "node", None)
             if isinstance(node, cst.FunctionDef):
                 def_scope = getattr(ref, "scope", None)
@@ -272,6 +276,27 @@ class Analyzer(Resolver):
                                                          "receiver": _text(self.module, expr.value, 40),
                                                          "name": expr.attr.value})
         return None
+
+    def branches_problem(self, expr: cst.Name, referents: list[object], *, context: Context, position: str,
+                         keys: names.Keys) -> Problem | None:
+        """A name bound on several branches (``if a: f = lambda ...`` / ``else: f = lambda ...``) in this function:
+        reported when every binding breaks the same rule."""
+        found: list[Problem] = []
+        for ref in referents:
+            node = getattr(ref, "node", None)
+            if node is None or node not in self.c.assigned:
+                return None
+            value, bound_in = self.c.assigned[node]
+            if bound_in.function is not context.function or bound_in.function is None:
+                return None
+            problem = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
+                                            allow_value_partial=False, depth=1, keys=keys)
+            if problem is None or problem.node is not None:
+                return None
+            found.append(problem)
+        if len({p.rule.code for p in found}) != 1:
+            return None
+        return Problem(found[0].rule, {**found[0].fields, "subject": expr.value})
 
     def partial_parts(self, call: cst.Call) -> dict[str, str]:
         """The partial's function and its bound values, for the help of a jitted partial."""
@@ -459,74 +484,6 @@ class Analyzer(Resolver):
             self.check_static_arguments(site.node, site.context, spec, tuple(params) if isinstance(params, list) else None,
                                         func.value)
 
-    def exempt(self, context: Context) -> bool:
-        """Code that runs once, judged by reason: built there, built once.
-
-        Code under an outer trace (a jitted function's body) runs once per trace: exempt.
-        A constructor (once per object), a cached function (once per argument), or an
-        entry point or test (``main``, ``test_*``, ``setUp``: once per run) is exempt
-        too, but not a loop inside it (each iteration builds again), and not an entry
-        point or test that this file calls more than once.
-        """
-        function = context.function
-        if not isinstance(function, cst.FunctionDef):
-            return False
-        once = False
-        for decorator in function.decorators:
-            expr = decorator.decorator
-            target = expr.func if isinstance(expr, cst.Call) else expr
-            qualified = self.qnames(target)
-            if any(q in self.jit_wrappers for q in qualified):
-                return True  # runs only while the outer function is traced
-            if isinstance(expr, cst.Call) and self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args \
-                    and self.wrapper_for(expr.args[0].value) is not None:
-                return True
-            if qualified & names.CACHING_DECORATORS:
-                once = True
-        if context.in_loop:
-            return False
-        name = function.name.value
-        if context.method_of is not None and name in names.CONSTRUCTOR_METHODS:
-            return True
-        if name in names.ONCE_FUNCTIONS or name.startswith("test"):
-            return len(self.calls_of(function)) < 2  # run once by the program or the test runner
-        return once
-
-    def used_here(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, wrapper: names.Wrapper) -> bool:
-        """True when the jitted wrapper built here is called where it is built.
-
-        A wrapper returned, stored or handed on (a factory) is the caller's to keep;
-        one called right away, or through a local name in the same function, is
-        traced and compiled anew each time this code runs.
-        """
-        if isinstance(parent, cst.Call) and parent.func is wrapper_call:
-            return True
-        if isinstance(parent, cst.Attribute) and parent.value is wrapper_call:
-            return parent.attr.value in wrapper.tracing_methods
-        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
-            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
-            bound = [t for t in targets if isinstance(t, cst.Name)]
-            if not bound:
-                return False
-            return self.called_per_build(bound[0], self.c.assigned[bound[0]][1] if bound[0] in self.c.assigned else None)
-        return False
-
-    def called_per_build(self, target: cst.Name | cst.FunctionDef, built: Context | None) -> bool:
-        """True when what ``target`` binds is called in the function that builds it, and not in a loop there.
-
-        Calls from a nested function (a closure handed out) or over a loop (the
-        build amortised over many calls, as in a ``main`` that trains) are not
-        "per build".
-        """
-        if built is None:
-            return False
-        calls = [site for site in self.calls_of(target) if site.context.function is built.function]
-        if not calls:
-            return False
-        if not built.in_loop and any(site.context.in_loop for site in calls):
-            return False
-        return True
-
     def jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
         call = site.node
         positional = [a for a in call.args if a.keyword is None and not a.star]
@@ -535,7 +492,7 @@ class Analyzer(Resolver):
             return  # jax.jit(static_argnums=...) used as a decorator: see decorated_def
         fun = positional[0].value
         context = site.context
-        if context.per_call and not self.exempt(context) and self.used_here(call, site.parent, wrapper):
+        if context.per_call and not self.exempt(context) and self.used_here(call, site.parent, wrapper, context):
             if wrapper.keys == "wrapper":
                 position = f"the function wrapped by `{site.spelled}` {context.where()} (a new wrapper, with an empty cache, each time)"
             else:
@@ -812,7 +769,7 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
 
 
 def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str] = (), jit_wrappers: Sequence[str] = (),
-            prefilter: bool = True, index: ProjectIndex | None = None, module_name: str = "") -> Analysis:
+            prefilter: bool = True, index: ProjectIndex | None = None, module_name: str = "", path: str = "") -> Analysis:
     """Every finding of the static rules in a parsed module, in source order.
 
     ``index`` is the project index of the run (what the other files define); without
@@ -834,7 +791,7 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
         return Analysis(module, None, [])
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
-    raw = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers, index, module_name).run()
+    raw = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers, index, module_name, path).run()
     if not raw:
         return Analysis(module, wrapper, [])
     positions = wrapper.resolve(PositionProvider)

@@ -18,6 +18,7 @@ from jitcheck.lint import noqa
 from jitcheck.lint.analysis import Located, analyze
 from jitcheck.lint.findings import Finding, unreadable
 from jitcheck.lint.fixes import apply_fixes
+from jitcheck.lint.index import ProjectIndex
 from jitcheck.lint.settings import FixMode, Settings
 
 @dataclasses.dataclass(frozen=True)
@@ -58,8 +59,9 @@ def _located(path: str, item: Located) -> Finding:
                    item.fix.applicability if item.fix else None)
 
 
-def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: bool = False) -> Checked:
-    """Everything the static pass says about one file's content."""
+def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: bool = False,
+                index: ProjectIndex | None = None, module: str = "") -> Checked:
+    """Everything the static pass says about one file's content (``index``: what the run's other files define)."""
     if not data.strip():
         if is_package_init:
             return Checked(())
@@ -67,7 +69,7 @@ def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: 
     text = decode(data, path)
     if isinstance(text, Finding):
         return Checked((text,))
-    return check_text(text, path, settings)
+    return check_text(text, path, settings, index=index, module_name=module)
 
 
 def _parse(text: str, path: str) -> cst.Module | Finding:
@@ -83,13 +85,14 @@ def _parse(text: str, path: str) -> cst.Module | Finding:
         return unreadable(path, f"it does not parse: {type(error).__name__}: {error}", "fix the file so that Python can parse it")
 
 
-def check_text(text: str, path: str, settings: Settings) -> Checked:
+def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex | None = None, module_name: str = "") -> Checked:
     """Parse, analyse, drop what ``# noqa`` silences, and (in a fix mode) fix."""
     module = _parse(text, path)
     if isinstance(module, Finding):
         return Checked((module,))
     try:
-        analysis = analyze(module, text, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers)
+        analysis = analyze(module, text, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
+                           index=index, module_name=module_name, path=path)
     except RecursionError:
         return Checked((unreadable(path, "it is nested too deeply to analyse", "split the deepest expression into smaller ones"),))
     except Exception as error:
@@ -112,7 +115,8 @@ def check_text(text: str, path: str, settings: Settings) -> Checked:
 
     def reanalyse(source: str) -> tuple[cst.Module, object, list[Located]]:
         parsed = cst.parse_module(source)
-        again = analyze(parsed, source, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers)
+        again = analyze(parsed, source, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
+                        index=index, module_name=module_name, path=path)
         new_table = noqa.directives(source.splitlines()) if "noqa" in source.lower() else {}
         return parsed, again.wrapper, [f for f in again.findings if not noqa.silenced(f.rule.code, f.line, new_table)]
 

@@ -20,6 +20,7 @@ from jitcheck.lint.cache import Cache, digest, write_atomic
 from jitcheck.lint.config import Config
 from jitcheck.lint.files import Source, discover
 from jitcheck.lint.findings import Finding, unreadable
+from jitcheck.lint.index import ProjectIndex, build_index, module_name_cached
 from jitcheck.lint.settings import FixMode, Settings
 
 if TYPE_CHECKING:
@@ -59,12 +60,23 @@ class _Work:
     data: bytes
     package_init: bool
     settings: Settings
+    module: str = ""
+
+
+_PROJECT: ProjectIndex | None = None
+"""The run's project index: set before the workers fork (they inherit it), or by their initializer."""
+
+
+def _set_project(project: ProjectIndex | None) -> None:
+    global _PROJECT
+    _PROJECT = project
 
 
 def _check(work: _Work) -> tuple[int, Checked]:
     from jitcheck.lint.check import check_bytes
 
-    return work.index, check_bytes(work.data, work.display, work.settings, is_package_init=work.package_init)
+    return work.index, check_bytes(work.data, work.display, work.settings, is_package_init=work.package_init,
+                                   index=_PROJECT, module=work.module)
 
 
 def _run_all(work: list[_Work], jobs: int) -> list[tuple[int, Checked]]:
@@ -81,7 +93,9 @@ def _run_all(work: list[_Work], jobs: int) -> list[tuple[int, Checked]]:
     if method not in multiprocessing.get_all_start_methods():
         method = "spawn"
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=context) as pool:
+    initargs = () if method == "fork" else (_PROJECT,)  # forked workers inherit the index
+    with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=context,
+                             initializer=_set_project if initargs else None, initargs=initargs) as pool:
         return list(pool.map(_check, work, chunksize=chunk))
 
 
@@ -101,6 +115,7 @@ def run(paths: Sequence[Path], config: Config, options: Options, cwd: Path) -> R
     keys: dict[int, str] = {}
     originals: dict[int, bytes] = {}
     work: list[_Work] = []
+    read: list[tuple[int, Source, bytes, str]] = []
     report = Report([])
     for index, source in enumerate(sources):
         report.files += 1
@@ -122,7 +137,19 @@ def run(paths: Sequence[Path], config: Config, options: Options, cwd: Path) -> R
             continue
         report.lines += data.count(b"\n")
         package_init = source.path.name == "__init__.py"
-        key = digest(data, package_init=package_init)
+        read.append((index, source, data, digest(data, package_init=package_init)))
+
+    # The project index (every file's summary, cached by content) is part of each finding's key:
+    # what one file reports can depend on what another defines.
+    index_file = config.cache_dir / "index" / f"{config.fingerprint()}.json" if options.use_cache and config.cache_dir else None
+    project = build_index(((s.path.resolve(), k, d) for _, s, d, k in read), index_file)
+    _set_project(project)
+    packages: dict[Path, bool] = {}
+    modules = {i: module_name_cached(s.path.resolve(), packages) for i, s, _, _ in read}
+    depends = project.dependency_keys()
+    for index, source, data, content_key in read:
+        package_init = source.path.name == "__init__.py"
+        key = f"{content_key}:{depends.get(modules[index], '')}"
         keys[index] = key
         select = config.select - config.ignored_for(source.relative)
         cached = cache.get(key, source.display)
@@ -131,7 +158,7 @@ def run(paths: Sequence[Path], config: Config, options: Options, cwd: Path) -> R
             continue
         originals[index] = data
         settings = Settings(config.graph_constructors, config.jit_wrappers, options.fix, select)
-        work.append(_Work(index, source.display, data, package_init, settings))
+        work.append(_Work(index, source.display, data, package_init, settings, modules[index]))
 
     if work:
         import jitcheck.lint.check  # noqa: F401  (imported before forking, so workers share it)
@@ -148,7 +175,8 @@ def run(paths: Sequence[Path], config: Config, options: Options, cwd: Path) -> R
                 cache.put(keys[index], list(checked.findings))
                 continue
             new_bytes = checked.fixed_source.encode("utf-8")
-            cache.put(digest(new_bytes, package_init=source.path.name == "__init__.py"), list(checked.findings))
+            cache.put(f"{digest(new_bytes, package_init=source.path.name == '__init__.py')}:{keys[index].split(':')[-1]}",
+                      list(checked.findings))
             old_text = originals[index].decode("utf-8", errors="replace")
             report.fixed += checked.fixed_count
             report.changed.append(source.display)

@@ -64,10 +64,18 @@ def debug_mode() -> Iterator[None]:
 
 @pytest.fixture
 def fresh_tracker() -> Iterator[None]:
-    """No retrace listener left behind: other tests of this process see jitcheck.core.events as they left it."""
+    """No retrace listener left behind: other tests of this process see jitcheck.core.events as they left it.
+
+    jax's caches are cleared first, so the traces a test counts are its own even when
+    it runs again in the same process (its module-level functions are then cached).
+    """
+    import jax
+
     from jitcheck.core import events
     from jitcheck.debug.retrace import TRACKER
 
+    jax.clear_caches()
+    TRACKER.reset()
     listening = events.listening()
     yield
     TRACKER.reset()
