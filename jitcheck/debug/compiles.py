@@ -182,7 +182,7 @@ class _EquinoxWatcher(importlib.abc.MetaPathFinder):
         if spec is None or spec.loader is None:
             return spec
         loader = spec.loader
-        exec_module = loader.exec_module  # type: ignore[union-attr]
+        exec_module = loader.exec_module
 
         def patched_exec(module: Any) -> None:
             exec_module(module)
@@ -241,7 +241,7 @@ def uninstall() -> None:
     if "jax.pmap" in _installed:
         jax.pmap = _installed.pop("jax.pmap")
     if "equinox.filter_jit" in _installed:
-        sys.modules["equinox"].filter_jit = _installed.pop("equinox.filter_jit")
+        setattr(sys.modules["equinox"], "filter_jit", _installed.pop("equinox.filter_jit"))
     while _WATCHER in sys.meta_path:
         sys.meta_path.remove(_WATCHER)
     _packages.clear()

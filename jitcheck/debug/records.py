@@ -167,7 +167,8 @@ def _identity(graph: Any) -> Hashable:
         hash(graph)
     except TypeError:
         return ("id", id(graph))
-    return graph
+    found: Hashable = graph
+    return found
 
 
 OTHERS_KEPT = 8

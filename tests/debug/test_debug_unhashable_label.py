@@ -6,8 +6,6 @@ import json
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from tests.debug.conftest import RunPython
 
 _MODULE = """
@@ -49,29 +47,22 @@ def _package(tmp_path: Path, name: str, label_class: str) -> Path:
     return package
 
 
-@pytest.mark.parametrize(
-    ("label_class", "fix"),
-    [(_NOT_FROZEN, "@dataclasses.dataclass(frozen=True)"), (_EQ_ONLY, "define `__hash__` on `LayerName`")],
-)
-def test_the_report_names_the_label_rule_and_the_fix(run_python: RunPython, tmp_path: Path, label_class: str, fix: str) -> None:
-    package = _package(tmp_path, "layer_name_pkg", label_class)
-    done = run_python("-m", "jitcheck.debug", "report", "--json", "--no-beartype", str(package))
+def test_the_report_names_the_label_rule_and_the_fix(run_python: RunPython, tmp_path: Path) -> None:
+    packages = [_package(tmp_path, "not_frozen_pkg", _NOT_FROZEN), _package(tmp_path, "eq_only_pkg", _EQ_ONLY)]
+    other = tmp_path / "other_pkg"
+    other.mkdir()
+    (other / "__init__.py").write_text("TABLE = {[1, 2]: 'x'}\n")  # unhashable, but no graph: a plain import failure
+    done = run_python("-m", "jitcheck.debug", "report", "--json", "--no-beartype", *map(str, packages), str(other))
     assert done.returncode == 1, done.stderr
-    (finding,) = json.loads(done.stdout)["modules"][0]["findings"]
-    assert finding["code"] == "JC301"
-    assert "unhashable type: 'LayerName'" in finding["message"] and "JitGraph" in finding["message"]
-    assert fix in finding["help"]
-    assert "fix the error" not in finding["help"]
-    source = (package / "__init__.py").read_text().splitlines()
-    assert source[finding["line"] - 1].startswith("MODEL = JitGraph(")  # the user's line
-
-
-def test_an_unhashable_value_outside_graph_code_stays_an_import_failure(run_python: RunPython, tmp_path: Path) -> None:
-    package = tmp_path / "other_pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("TABLE = {[1, 2]: 'x'}\n")
-    done = run_python("-m", "jitcheck.debug", "report", "--json", "--no-beartype", str(package))
-    (finding,) = json.loads(done.stdout)["modules"][0]["findings"]
+    findings = {m["module"]: m["findings"] for m in json.loads(done.stdout)["modules"]}
+    for name, fix in (("not_frozen_pkg", "@dataclasses.dataclass(frozen=True)"), ("eq_only_pkg", "define `__hash__` on `LayerName`")):
+        (finding,) = findings[name]
+        assert finding["code"] == "JC301"
+        assert "unhashable type: 'LayerName'" in finding["message"] and "JitGraph" in finding["message"]
+        assert fix in finding["help"] and "fix the error" not in finding["help"]
+        source = (tmp_path / name / "__init__.py").read_text().splitlines()
+        assert source[finding["line"] - 1].startswith("MODEL = JitGraph(")  # the user's line
+    (finding,) = findings["other_pkg"]
     assert finding["code"] == "JC505"
 
 
