@@ -105,6 +105,8 @@ class JitcheckPlugin(Plugin):
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
         # Called once per module parsed: the first that imports jitcheck checks, once,
         # that mypy can find it (see resolution.py); a run that cannot is refused.
+        if file.fullname == _ROLES_MODULE:
+            self._graph_classes.clear()  # (dmypy) jitcheck arrives: names judged without it are judged again
         if not self._resolution_checked:
             line = imports_jitcheck(file)
             if line is not None:
@@ -122,6 +124,9 @@ class JitcheckPlugin(Plugin):
     # Explicit type arguments: JitGraph[Name, str] in annotations, bases and aliases.
 
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
+        # Asked for every name in every annotation: one dict lookup answers almost all.
+        if self._graph_classes.get(fullname) is False:
+            return None
         if fullname in self._bypass:
             # Our own hook asked mypy for its default analysis of this very type.
             self._bypass.discard(fullname)
@@ -274,8 +279,13 @@ class JitcheckPlugin(Plugin):
         known = self._graph_classes.get(fullname)
         if known is not None:
             return known
-        if self._modules is None or (_ROLES_MODULE not in self._modules and not self.config.graph_classes):
-            return False  # no jitcheck graph in this build: no class can subclass one
+        if self._modules is None:
+            return False
+        if _ROLES_MODULE not in self._modules and not self.config.graph_classes:
+            # No jitcheck graph in this build (mypy loads every module before analysing
+            # any): no class can subclass one, now or later in this run.
+            self._graph_classes[fullname] = False
+            return False
         symbol = self.lookup_fully_qualified(fullname)
         node = symbol.node if symbol is not None else None
         if isinstance(node, TypeInfo) and node.mro:
@@ -290,8 +300,7 @@ class JitcheckPlugin(Plugin):
 
 def _record_facts(ctx: ClassDefContext) -> None:
     """Keep what a class's syntax says about hashing: mypy frees the syntax tree once a module is checked."""
-    if facts.worth_recording(ctx.cls):
-        facts.record(ctx.cls, ctx.api.is_stub_file)
+    facts.record(ctx.cls, ctx.api.is_stub_file)
 
 
 def _may_jit(decorator: Decorator) -> bool:

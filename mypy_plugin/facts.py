@@ -110,15 +110,19 @@ def worth_recording(defn: ClassDef) -> bool:
 
 
 def record(defn: ClassDef, is_stub: bool) -> None:
-    """Keep what the class's syntax says about hashing in its metadata (cached by mypy)."""
+    """Keep what the class's syntax says about hashing in its metadata (cached by mypy), when it says something."""
     hash_state, defines_eq = _body_facts(defn.defs.body, is_stub)
+    keywords = _keywords(defn)
+    model = _model_frozen(defn)
+    if not (defn.decorators or keywords or hash_state is not None or defines_eq or model is not None):
+        return
     defn.info.metadata[METADATA_KEY] = {
-        "keywords": _keywords(defn),
+        "keywords": keywords,
         "hash": hash_state,
         "defines_eq": defines_eq,
         "is_stub": is_stub,
         "decorators": _decorator_names(defn),
-        "model_frozen": _model_frozen(defn),
+        "model_frozen": model,
     }
 
 
