@@ -125,9 +125,12 @@ UNREADABLE_FILE = _rule(
     message="could not check this file: {reason}",
     help="{fix}",
     why="""
-A file that does not parse, is not UTF-8, is empty where code was expected, is
-too large, or is a broken link cannot be checked; jitcheck reports it once and
-goes on with the other files rather than stopping the whole run.
+A file that does not parse (reported where Python reports the error), is not
+UTF-8, is too large, holds an expression deeper than `max-expression-depth`,
+takes longer than `file-timeout`, crashes the worker process checking it, or is a
+broken link cannot be checked; nor can a missing path or an unreadable folder.
+jitcheck reports each once and goes on with the other files rather than stopping
+the whole run.
 """,
     example="""
 def broken(:   # a syntax error

@@ -213,9 +213,12 @@ class Analyzer(Frequency):
             if self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS):
                 if expr.args and self.wrapper_for(expr.args[0].value) is not None:
                     return None  # partial(jax.jit, ...) is a jit decorator, not a jitted partial
-                plan = FixPlan("value-partial", expr, "safe") if allow_value_partial and self.can_import_value_partial() else None
-                return Problem(rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": _text(self.module, expr),
-                                                         "args": self.args_text(expr), **self.partial_parts(expr)}, plan)
+                plan = None
+                if allow_value_partial and self.can_import_value_partial():
+                    # ValuePartial hashes its arguments: safe only when they are plainly hashable; an array never is.
+                    static = self.arguments_static(expr)
+                    plan = FixPlan("value-partial", expr, "safe" if static else "unsafe") if static is not False else None
+                return Problem(rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": _text(self.module, expr), "args": self.args_text(expr), **self.partial_parts(expr)}, plan)
             if self.is_kind(expr.func, names.TREE_PARTIALS):
                 plan = None
                 if allow_value_partial and self.can_import_value_partial():
@@ -368,6 +371,8 @@ class Analyzer(Frequency):
         inner = self.scopes.get(node.body)
         if outer is None or inner is None:
             return False
+        if _in_class(outer) and _mangles(node):
+            return False  # in a class body `__name` is mangled to `_Class__name`; at module level it is not
         reader = _Names()
         node.body.visit(reader)
         for name in reader.names:
@@ -440,10 +445,39 @@ class Analyzer(Frequency):
                     return None
                 if any(not _is_literal(v) for v in options.values()):
                     return None
-                plan = FixPlan("frozen-dataclass", decorator, "unsafe")
+                plan = FixPlan("frozen-dataclass", decorator, "unsafe") if self.can_freeze(info) else None
                 return Problem(rules.MUTABLE_DATACLASS, {"subject": subject, "type": name, "position": position}, plan)
         if "__eq__" in info.defines and "__hash__" not in info.defines:
             return Problem(rules.EQ_WITHOUT_HASH, {"subject": subject, "type": name, "position": position})
+        return None
+
+    def can_freeze(self, info: ClassInfo) -> bool:
+        """Freezing this dataclass keeps its program running: no method assigns to ``self``, every base is a
+        class of this module, and no dataclass base or subclass is left non-frozen (dataclasses refuses to mix them)."""
+        if info.instance_values:
+            return False  # `self.x = ...` in __post_init__ or a method raises FrozenInstanceError once frozen
+        name = info.node.name.value
+        bases = {b.value.value for b in info.node.bases if isinstance(b.value, cst.Name)}
+        known = {other.node.name.value for other in self.c.classes.values()}
+        if len(bases) != len(info.node.bases) or not bases <= known | {"object"}:
+            return False  # a base from another module may be a mutable dataclass: unknown, so no fix
+        for other in self.c.classes.values():
+            if other is info:
+                continue
+            is_base = other.node.name.value in bases
+            is_subclass = any(isinstance(b.value, cst.Name) and b.value.value == name for b in other.node.bases)
+            if (is_base or is_subclass) and self.is_dataclass(other) is False:
+                return False  # a non-frozen dataclass base or subclass: dataclasses refuses to mix them
+        return True
+
+    def is_dataclass(self, info: ClassInfo) -> bool | None:
+        """True for a frozen dataclass, False for a non-frozen one, None for a class that is not a dataclass."""
+        for decorator in info.node.decorators:
+            expr = decorator.decorator
+            call = expr if isinstance(expr, cst.Call) else None
+            if self.is_kind(call.func if call else expr, names.DATACLASS_DECORATORS):
+                options = {a.keyword.value: a.value for a in (call.args if call else ()) if a.keyword is not None}
+                return _is_true(options.get("frozen"))
         return None
 
     # -- the positions ----------------------------------------------------------------------
@@ -713,6 +747,31 @@ class _Names(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.append(node)
+
+
+def _in_class(scope: Scope) -> bool:
+    """True when ``scope`` is a class body or nested in one."""
+    current: Scope | None = scope
+    while current is not None and not isinstance(current, GlobalScope):
+        if isinstance(current, ClassScope):
+            return True
+        current = getattr(current, "parent", None)
+    return False
+
+
+def _mangles(node: cst.CSTNode) -> bool:
+    """True when ``node`` spells a private name (``__x``, not ``__x__``), which Python mangles in a class."""
+
+    class _Private(cst.CSTVisitor):
+        found = False
+
+        def visit_Name(self, name: cst.Name) -> None:
+            if name.value.startswith("__") and not name.value.endswith("__"):
+                self.found = True
+
+    visitor = _Private()
+    node.visit(visitor)
+    return visitor.found
 
 
 def _inside(scope: Scope, outer: Scope) -> bool:
