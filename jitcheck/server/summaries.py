@@ -36,7 +36,7 @@ class Summaries:
         self._roots.add(config.root)
         for source in discover([config.root], config, config.root):
             path = source.path.resolve()
-            if path in self._by_path or source.broken_link:
+            if path in self._by_path or source.problem is not None or path.suffix != ".py":
                 continue
             try:
                 data = path.read_bytes()
