@@ -2,7 +2,8 @@
 
 One :class:`Project` lives as long as the server. It judges a file's current text
 with the command line's own check (:func:`jitcheck.lint.check.check_text`) under the
-file's ``[tool.jitcheck]``, part by part (:mod:`jitcheck.server.slices`: a change
+file's ``[tool.jitcheck]`` and the project index of the static pass (what the project's
+other files define, with the unsaved text of open files), part by part (:mod:`jitcheck.server.slices`: a change
 re-judges only the statements it can affect), keeps the project index up to date, and
 says which open files to judge again after a change.
 """
@@ -15,8 +16,9 @@ from pathlib import Path
 from jitcheck.lint.config import ConfigError
 from jitcheck.lint.findings import Finding
 from jitcheck.server.configs import Configs, FileConfig
-from jitcheck.server.index import ImportIndex, ProjectIndex
+from jitcheck.server.index import ProjectIndex
 from jitcheck.server.slices import SlicedChecker
+from jitcheck.server.summaries import Summaries
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,9 +33,10 @@ class Judgement:
 class Project:
     """Configurations and the project index, kept warm between requests."""
 
-    def __init__(self, index: ProjectIndex | None = None) -> None:
+    def __init__(self) -> None:
         self.configs = Configs()
-        self.index: ProjectIndex = index if index is not None else ImportIndex()
+        self.summaries = Summaries()
+        self.index: ProjectIndex = self.summaries
         self.checker = SlicedChecker()
 
     def judge(self, path: Path, text: str) -> Judgement:
@@ -48,7 +51,10 @@ class Project:
         if file.excluded or not text.strip():
             return Judgement((), file)
         text = text[1:] if text.startswith("\ufeff") else text
-        findings = self.checker.check(text, str(path), file.settings)
+        self.summaries.load_project(file.config)
+        self.summaries.update(path, text)
+        findings = self.checker.check(text, str(path), file.settings, index=self.summaries.joined(),
+                                      module_name=self.summaries.module(path), depends=self.summaries.key(path))
         return Judgement(tuple(f for f in findings if f.code in file.select), file)
 
     def changed(self, path: Path, text: str) -> frozenset[Path]:

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from jitcheck.lint import names
 from jitcheck.lint.check import check_text
 from jitcheck.lint.findings import Finding
+from jitcheck.lint.index import ProjectIndex
 from jitcheck.lint.settings import Settings
 
 _Scoped = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -119,10 +120,14 @@ def _aliases(node: ast.stmt) -> tuple[tuple[str, str], ...]:
     return (("*", "*"),) if star or future else tuple((a.name, a.asname or a.name.split(".")[0]) for a in node.names)
 
 
-def spellings(found: Sequence[Statement], settings: Settings) -> frozenset[str]:
-    """The names a statement must spell to start a part: jit-like wrappers, graph constructors, and their aliases."""
+def spellings(found: Sequence[Statement], settings: Settings, index: ProjectIndex | None = None) -> frozenset[str]:
+    """The names a statement must spell to start a part: jit-like wrappers, graph constructors, their aliases,
+    and what the project index says other modules define as factories or jitted functions with static arguments."""
     wanted = names.last_names((*names.JIT_WRAPPERS, *names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS,
                                *settings.jit_wrappers, *settings.graph_constructors))
+    if index is not None:
+        hints = index.hints()
+        wanted |= hints.factories | hints.static_jitted
     aliases = {bound for s in found for name, bound in s.aliases if name.rsplit(".", 1)[-1] in wanted}
     return wanted | frozenset(aliases)
 
@@ -205,19 +210,29 @@ class SlicedChecker:
     def __init__(self, max_parts: int = 20_000) -> None:
         self._kept: OrderedDict[bytes, tuple[_Stored, ...]] = OrderedDict()
         self._max = max_parts
+        self._index: ProjectIndex | None = None
+        self._module = ""
         self.judged_parts = 0
         """How many parts were judged anew (the others were reused): for tests and benchmarks."""
 
-    def check(self, text: str, path: str, settings: Settings) -> tuple[Finding, ...]:
-        """The same findings as ``check_text(text, path, settings)``, in the same order."""
+    def check(self, text: str, path: str, settings: Settings, *, index: ProjectIndex | None = None, module_name: str = "",
+              depends: str = "") -> tuple[Finding, ...]:
+        """The same findings as ``check_text(text, path, settings, index=index, module_name=module_name)``, in order.
+
+        ``depends`` is a digest of what the module's findings depend on in ``index`` (the
+        summaries it imports, :meth:`jitcheck.lint.index.ProjectIndex.dependency_keys`):
+        a part is reused only while it is the same.
+        """
+        self._index, self._module = index, module_name
         found = statements(text)
         if found is None:
             return self._whole(text, path, settings)
-        setting = repr((settings.graph_constructors, settings.jit_wrappers, path.endswith("__init__.py"))).encode()
+        setting = repr((settings.graph_constructors, settings.jit_wrappers, path.endswith("__init__.py"), module_name,
+                        depends)).encode()
         results: list[Finding] = []
         missing: list[tuple[bytes, list[Statement]]] = []
         by_name = import_index(found)
-        for group in parts(found, spellings(found, settings)):
+        for group in parts(found, spellings(found, settings, index)):
             members = [found[i] for i in group]
             digest = hashlib.sha256(setting)
             for statement in (*imports_for(by_name, members), *members):
@@ -233,7 +248,7 @@ class SlicedChecker:
             everything = [s for _, members in missing for s in members]
             pieces = sorted({*imports_for(by_name, everything), *everything}, key=lambda s: s.start)
             source, starts = compact(pieces)
-            checked = check_text(source, path, dataclasses.replace(settings, fix=None))
+            checked = check_text(source, path, dataclasses.replace(settings, fix=None), index=index, module_name=module_name)
             if checked.internal_error or any(f.code == "JC000" for f in checked.findings):
                 return self._whole(text, path, settings)
             moved = list(_moved(checked.findings, pieces, starts))
@@ -246,7 +261,8 @@ class SlicedChecker:
         return tuple(results)
 
     def _whole(self, text: str, path: str, settings: Settings) -> tuple[Finding, ...]:
-        return check_text(text, path, dataclasses.replace(settings, fix=None)).findings
+        return check_text(text, path, dataclasses.replace(settings, fix=None), index=self._index,
+                          module_name=self._module).findings
 
     def _keep(self, key: bytes, stored: tuple[_Stored, ...]) -> None:
         self._kept[key] = stored

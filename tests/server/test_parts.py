@@ -1,5 +1,5 @@
-"""The server's pure parts: positions in the client's units, the noqa edit, the import index
-and the notebook joining (no server process needed)."""
+"""The server's parts without a server process: positions in the client's units, the noqa edit,
+the notebook joining and the project's judgement."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 
 from jitcheck.lint.check import check_source
 from jitcheck.server import notebooks
-from jitcheck.server.index import ImportIndex, module_names
 from jitcheck.server.noqa_edit import with_noqa
 from jitcheck.server.positions import UTF8, UTF16, UTF32, code_points, replacement, span
 
@@ -54,23 +53,6 @@ def test_an_added_noqa_silences_the_finding_for_the_static_pass() -> None:
     assert silenced is not None
     lines[finding.line - 1] = silenced
     assert check_source("\n".join(lines)) == []
-
-
-def test_the_import_index_finds_absolute_and_relative_importers() -> None:
-    index = ImportIndex()
-    index.update(Path("/w/pkg/model.py"), "x = 1")
-    index.update(Path("/w/pkg/train.py"), "from .model import x")
-    index.update(Path("/w/run.py"), "import pkg.model as m")
-    index.update(Path("/w/pkg/sub/deep.py"), "from ..model import x")
-    index.update(Path("/w/other.py"), "import os\nfrom pkg import train")
-    assert index.dependents(Path("/w/pkg/model.py")) == {Path("/w/pkg/train.py"), Path("/w/run.py"), Path("/w/pkg/sub/deep.py")}
-    index.update(Path("/w/pkg/train.py"), "from .model import x\ndef broken(:")  # its imports read while it does not parse
-    assert Path("/w/pkg/train.py") in index.dependents(Path("/w/pkg/model.py"))
-    index.update(Path("/w/pkg/train.py"), "from .model import (x,\n")  # an import being typed: the last ones kept
-    assert Path("/w/pkg/train.py") in index.dependents(Path("/w/pkg/model.py"))
-    index.remove(Path("/w/run.py"))
-    assert Path("/w/run.py") not in index.dependents(Path("/w/pkg/model.py"))
-    assert module_names(Path("/w/pkg/__init__.py")) == {"pkg", "w.pkg"}
 
 
 def test_notebook_findings_go_back_to_their_cells() -> None:

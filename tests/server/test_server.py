@@ -300,3 +300,25 @@ def test_the_command_line_starts_the_server_and_it_ends_when_stdin_closes(tmp_pa
     ended = subprocess.run([sys.executable, "-m", "jitcheck.lint.cli", "server"], input="", capture_output=True, text=True,
                            timeout=WAIT, cwd=tmp_path)
     assert ended.returncode == 0 and ended.stdout == ""
+
+
+def test_a_file_is_judged_with_what_the_project_defines_and_again_when_that_changes(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    jitted = "import jax\n\n\ndef f(x, k):\n    return x * k\n\n\nstep = jax.jit(f, static_argnums=1)\n"
+    (tmp_path / "pkg" / "a.py").write_text(jitted)
+    user = "from pkg.a import step\n\n\ndef run(x):\n    return step(x, [1, 2])\n"
+
+    async def body(editor: Editor) -> None:
+        b = editor.open("pkg/b.py", user)  # a.py is not open: the server read it from the project
+        found = await editor.diagnostics(b, version=1)
+        assert codes(found) == ["JC202"] and "static argument 1 of `step`" in found[0].message
+        a = editor.open("pkg/a.py", jitted)
+        await editor.diagnostics(a, version=1)
+        assert codes(await editor.diagnostics(b, after=1)) == ["JC202"]  # opening a.py re-judged its importer
+        before = editor.count(b)
+        editor.change(a, jitted.replace(", static_argnums=1", ""))  # unsaved: no static argument any more
+        editor.save(a)
+        assert await editor.diagnostics(b, after=before) == []
+
+    session(tmp_path, body, options=NEVER)

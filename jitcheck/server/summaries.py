@@ -1,0 +1,106 @@
+"""The static pass's project index (:mod:`jitcheck.lint.index`), kept warm for the editor.
+
+The command line judges each file with what the run's other files define (their
+``ast`` summaries, joined by module name). The server does the same: on the first
+file of a project it summarizes every file the command line would check there, then
+keeps each open file's summary up to date as it is edited, so a file is judged
+against the unsaved text of the files it imports. It is also the server's
+:class:`~jitcheck.server.index.ProjectIndex`: a file's dependents are the files whose
+imports (transitively) reach it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jitcheck.lint import index as lint_index
+from jitcheck.lint.config import Config
+from jitcheck.lint.files import discover
+
+
+class Summaries:
+    """Module summaries by file, the joined :class:`jitcheck.lint.index.ProjectIndex`, and dependents."""
+
+    def __init__(self) -> None:
+        self._by_path: dict[Path, tuple[str, lint_index.Summary]] = {}
+        self._shown: set[Path] = set()
+        """The files the server was shown (open in the editor): the ones ``dependents`` answers from."""
+        self._roots: set[Path] = set()
+        self._joined: lint_index.ProjectIndex | None = None
+        self._keys: dict[str, str] | None = None
+
+    def load_project(self, config: Config) -> None:
+        """Summarize every file the command line would check under ``config.root`` (once per root)."""
+        if config.root in self._roots:
+            return
+        self._roots.add(config.root)
+        for source in discover([config.root], config, config.root):
+            path = source.path.resolve()
+            if path in self._by_path or source.problem is not None or path.suffix != ".py":
+                continue
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            self._put(path, lint_index.summarize(data))
+
+    def _put(self, path: Path, summary: lint_index.Summary) -> None:
+        if path.name == "__init__.py":
+            summary = {**summary, "package": True}
+        self._by_path[path] = (lint_index.module_name(path), summary)
+        self._joined = None
+        self._keys = None
+
+    def module(self, path: Path) -> str:
+        """The module name the file is indexed under."""
+        found = self._by_path.get(path.resolve())
+        return found[0] if found else lint_index.module_name(path)
+
+    def joined(self) -> lint_index.ProjectIndex:
+        """The index of every summarized file, as the command line builds it for a run."""
+        if self._joined is None:
+            summaries: dict[str, lint_index.Summary] = {}
+            for name, summary in self._by_path.values():
+                summaries.setdefault(name, summary)
+            self._joined = lint_index.ProjectIndex(summaries)
+        return self._joined
+
+    def key(self, path: Path) -> str:
+        """A digest of the summaries the file's findings depend on (the command line's cache key part)."""
+        if self._keys is None:
+            self._keys = self.joined().dependency_keys()
+        return self._keys.get(self.module(path), "")
+
+    # -- the server's ProjectIndex ---------------------------------------------------------------
+    def update(self, path: Path, text: str) -> None:
+        """The file's unsaved text; while it does not parse (an empty summary), the last summary stays."""
+        path = path.resolve()
+        self._shown.add(path)
+        summary = lint_index.summarize(text)
+        old = self._by_path.get(path)
+        if old is not None and not any(summary.values()) and text.strip():
+            return
+        if old is None or old[1] != (summary if path.name != "__init__.py" else {**summary, "package": True}):
+            self._put(path, summary)
+
+    def remove(self, path: Path) -> None:
+        """Closed in the editor: its summary goes back to the file on disk (or away, if it is gone)."""
+        path = path.resolve()
+        self._shown.discard(path)
+        try:
+            self._put(path, lint_index.summarize(path.read_bytes()))
+        except OSError:
+            if self._by_path.pop(path, None) is not None:
+                self._joined = None
+                self._keys = None
+
+    def dependents(self, path: Path) -> frozenset[Path]:
+        """The open files whose imports reach ``path``'s module, directly or through others."""
+        name = self.module(path)
+        joined = self.joined()
+        return frozenset(other for other in self._shown
+                         if other != path.resolve() and self.module(other) != name
+                         and name in joined.dependencies(self.module(other)))
+
+
+__all__ = ["Summaries"]
