@@ -5,8 +5,10 @@ jax included) measured in fresh interpreters, many interleaved repeats, best of 
 with debug mode off, against a copy of jitcheck with every debug hook cut out (the
 ``JITCHECK_DEBUG`` switch in ``jitcheck.core`` and the construction hooks and forced
 checks of ``run_checks``), and with debug mode on (beartype on the package, every
-graph traced as it is built). And, in this process, building a ``JitGraph`` with
-debug mode off against building it unchecked and running its checks by hand.
+graph traced as it is built). Cache-hit calls (``JitGraph.jit_call`` and a plain
+``jax.jit``) with debug mode off against the same hookless copy, in fresh
+interpreters. And, in this process, building a ``JitGraph`` with debug mode off
+against building it unchecked and running its checks by hand.
 """
 
 from __future__ import annotations
@@ -106,6 +108,64 @@ def _import_figures(repeat: int) -> list[Figure]:
     ]
 
 
+# A child that times cache-hit calls: JitGraph.jit_call of the clean package's graph, and a plain
+# jax.jit of a function of that package (best of 7 rounds, per call), printed as two numbers.
+_HITS = """
+import time, jax, jax.numpy as jnp
+from jitcheck.core import OrderedMap
+import debug_clean_pkg.model as model
+from debug_clean_pkg.layers import dense
+values = OrderedMap({"x": jnp.ones((8, 4)), "w1": jnp.ones((4, 16)), "w2": jnp.ones((16, 2))})
+plain = jax.jit(dense)
+x, w = values["x"], values["w1"]
+def best(fn, number=%d):
+    fn(); times = []
+    for _ in range(7):
+        t = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t) / number)
+    return min(times)
+print(best(lambda: model.MLP.jit_call(values)), best(lambda: plain(x, w)))
+"""
+
+
+def _hit_figures(repeat: int, number: int) -> list[Figure]:
+    """Cache-hit calls with debug mode off against the copy of jitcheck with no debug hook at all."""
+    code = _HITS % number
+    with tempfile.TemporaryDirectory(prefix="jitcheck-bench-debug-") as folder:
+        bare = _hookless_copy(Path(folder))
+        off_env, bare_env = _child_env(ROOT), _child_env(bare)
+        off: list[tuple[float, float]] = []
+        none: list[tuple[float, float]] = []
+        for _ in range(repeat):
+            for env, sink in ((bare_env, none), (off_env, off)):
+                done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+                graph_s, plain_s = (float(v) for v in done.stdout.split()[-2:])
+                sink.append((graph_s, plain_s))
+    note = f"fresh interpreter per round, {repeat} interleaved rounds of 7 x {number} calls, best of each"
+    return [
+        Figure(
+            "cache-hit jit_call, debug off",
+            "MLP.jit_call(values) of debug_clean_pkg, debug mode off",
+            "same, jitcheck with no debug hook at all",
+            min(g for g, _ in off),
+            min(g for g, _ in none),
+            target=1.05,
+            note=note,
+        ),
+        Figure(
+            "cache-hit plain jax.jit call, debug off",
+            "jax.jit(dense)(x, w) in a process that imported jitcheck, debug mode off",
+            "same, jitcheck with no debug hook at all",
+            min(p for _, p in off),
+            min(p for _, p in none),
+            target=1.05,
+            note=note + "; with debug off jax.jit, jax.pmap and eqx.filter_jit are jax's own objects",
+        ),
+    ]
+
+
 def _construction_figure(repeat: int) -> Figure:
     from jitcheck.core import JitGraph, NestingGraph, NodeDefinition, OrderedMap, checking, unchecked
 
@@ -144,6 +204,7 @@ def run(quick: bool) -> Section:
     """The debug layer's figures (``quick``: fewer repeats)."""
     repeat = 5 if quick else 15
     figures = _import_figures(repeat)
+    figures += _hit_figures(3 if quick else 9, 200 if quick else 1000)
     figures.append(_construction_figure(7 if quick else 21))
     return Section(
         "Debug mode (jitcheck.debug)",

@@ -156,7 +156,9 @@ def check_library(name: str, version: str, root: Path, jobs: int | None = None) 
     start = time.perf_counter()
     report = run([root], config, Options(jobs=jobs, use_cache=False), root)
     seconds = time.perf_counter() - start
-    findings = [(Path(f.path).as_posix(), f.line, f.code, f.message) for f in report.findings]
+    # A notebook's findings are placed in a cell: `nb.ipynb:cell 3` (line and column count in the cell).
+    findings = [(Path(f.path).as_posix() + (f":cell {f.cell}" if f.cell else ""), f.line, f.code, f.message)
+                for f in report.findings]
     return LibraryResult(name, version, root, report.files, report.lines, seconds, findings)
 
 

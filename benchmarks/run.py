@@ -3,6 +3,7 @@
     python benchmarks/run.py            # all benchmarks, full size
     python benchmarks/run.py --quick    # smaller, for a smoke test
     python benchmarks/run.py --only core
+    python benchmarks/run.py --only server   # the language server (bench_server.py): a change on a warm server
 
 Each benchmark module ``benchmarks/bench_*.py`` defines ``run(quick) -> Section``.
 """

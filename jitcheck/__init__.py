@@ -33,6 +33,8 @@ _EXPORTS = {
     "Violation": "jitcheck.core.violations",
     "check_hashable": "jitcheck.core.graphs",
     "check_reassembles": "jitcheck.core.graphs",
+    "check_traced_callable": "jitcheck.core.traced",
+    "check_traces": "jitcheck.core.traced",
     "unchecked": "jitcheck.core.checking",
 }
 
@@ -50,7 +52,12 @@ if TYPE_CHECKING:
     )
     from jitcheck.core.names import Label as Label, Place as Place
     from jitcheck.core.partial import ValuePartial as ValuePartial
-    from jitcheck.core.traced import GraphWithValues as GraphWithValues, Traced as Traced
+    from jitcheck.core.traced import (
+        GraphWithValues as GraphWithValues,
+        Traced as Traced,
+        check_traced_callable as check_traced_callable,
+        check_traces as check_traces,
+    )
     from jitcheck.core.violations import (
         Refused as Refused,
         ReturnedUnlike as ReturnedUnlike,
@@ -86,5 +93,7 @@ __all__ = [
     "Violation",
     "check_hashable",
     "check_reassembles",
+    "check_traced_callable",
+    "check_traces",
     "unchecked",
 ]

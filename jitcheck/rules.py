@@ -125,9 +125,12 @@ UNREADABLE_FILE = _rule(
     message="could not check this file: {reason}",
     help="{fix}",
     why="""
-A file that does not parse, is not UTF-8, is empty where code was expected, is
-too large, or is a broken link cannot be checked; jitcheck reports it once and
-goes on with the other files rather than stopping the whole run.
+A file that does not parse (reported where Python reports the error), is not
+UTF-8, is too large, holds an expression deeper than `max-expression-depth`,
+takes longer than `file-timeout`, crashes the worker process checking it, or is a
+broken link cannot be checked; nor can a missing path or an unreadable folder.
+jitcheck reports each once and goes on with the other files rather than stopping
+the whole run.
 """,
     example="""
 def broken(:   # a syntax error
@@ -470,7 +473,7 @@ IDENTITY_VALUE = _rule(
     "identity-compared-value",
     "A value compared by identity in a cache key",
     message="{subject} used as {position} is an instance of `{type}`, which compares by identity, so an equal value built again is a different jit cache key",
-    help="make `{type}` a frozen dataclass (or subclass `jitcheck.Frozen`) so that equal values are equal keys",
+    help="make `{type}` a frozen dataclass (or subclass `jitcheck.Frozen`) so that equal values are equal keys; an array it holds is data: hand it in as a graph input (a place) or a traced argument",
     why="""
 A plain object hashes by its address. It hashes, so nothing fails, but a copy built
 the same way is a different key: the graph, or the static argument, misses the
@@ -902,7 +905,7 @@ grad_loss = jax.jit(jax.grad(loss))                  # built once: one cache ent
 for batch in batches:
     grads = grad_loss(params, batch)
 """,
-    layers=(STATIC,),
+    layers=(STATIC, RUNTIME),
 )
 
 STATEFUL_FUNCTION_REBUILT = _rule(
@@ -984,6 +987,26 @@ MYPY_CODES: Final[Mapping[str, str]] = {
     EQ_WITHOUT_HASH.code: "jitcheck-setting",
 }
 """The mypy error code each rule reported by the mypy plugin appears under."""
+
+UNFROZEN: Final[Mapping[str, tuple[str, str]]] = {
+    "dataclass": (
+        "`@dataclass` with `eq=True, frozen=False` sets `__hash__` to None",
+        "declare `{type}` with `@dataclass(frozen=True)` (or subclass `jitcheck.Frozen`)",
+    ),
+    "attrs": (
+        "attrs sets `__hash__` to None on a class that compares by value and is not frozen",
+        "declare `{type}` with `@attrs.frozen` (or `@attrs.define(frozen=True)`)",
+    ),
+    "attr.s": (
+        "`@attr.s` sets `__hash__` to None on a class that compares by value and is not frozen",
+        "declare `{type}` with `@attr.s(frozen=True)` (or `@attrs.frozen`)",
+    ),
+    "pydantic": (
+        "a pydantic model hashes only when frozen; a mutable model's `__hash__` is None",
+        "set `model_config = ConfigDict(frozen=True)` in `{type}`",
+    ),
+}
+"""JC203's why and fix for each kind of class that generates `__hash__` only when frozen."""
 
 
 def rule(code_or_name: str) -> Rule:

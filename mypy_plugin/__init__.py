@@ -21,12 +21,13 @@ from pathlib import Path
 import mypy
 from mypy.checker import TypeChecker
 from mypy.errors import CompileError
-from mypy.nodes import Expression, MypyFile, PlaceholderNode, TypeInfo
+from mypy.nodes import CallExpr, Context, Decorator, Expression, MemberExpr, MypyFile, NameExpr, PlaceholderNode, TypeInfo
 from mypy.options import Options
 from mypy.plugin import (
     AnalyzeTypeContext,
     ClassDefContext,
     FunctionContext,
+    MethodContext,
     Plugin,
     ReportConfigContext,
 )
@@ -42,7 +43,19 @@ from mypy_plugin.bounds import bound_findings, element_findings, roles_within
 from mypy_plugin.codes import ERROR_CODES, Finding
 from mypy_plugin.config import DEFAULT_BODY_PARAMS, ConfigError, PluginConfig
 from mypy_plugin.hashability import Env
-from mypy_plugin.roles import NODE_MAPPINGS, is_graph_class, is_node_class
+from mypy_plugin.jit import (
+    JIT_BUILDERS,
+    JIT_WRAPPER_CALL,
+    LoopSites,
+    SourceSpecs,
+    StaticSpec,
+    module_of,
+    rebuilt_method_findings,
+    refers_to_decorator,
+    static_call_findings,
+)
+from mypy_plugin.resolution import found_by_mypy, imports_jitcheck, unresolved_messages
+from mypy_plugin.roles import GRAPH_CLASSES, NODE_MAPPINGS, ROLE_OF_TYPEVAR, is_graph_class, is_node_class
 
 
 def _source_digest() -> str:
@@ -62,6 +75,8 @@ __version__ = f"{jitcheck.__version__}+{_source_digest()}"
 _TYPESHED = os.path.join(os.path.dirname(mypy.__file__), "typeshed") + os.sep
 _SITE = os.sep + "site-packages" + os.sep
 _DIST = os.sep + "dist-packages" + os.sep
+_ROLES_MODULE = next(iter(ROLE_OF_TYPEVAR)).rpartition(".")[0]
+"""The module of jitcheck's Label and Place TypeVars: every graph class needs it loaded."""
 
 
 class JitcheckPlugin(Plugin):
@@ -72,13 +87,31 @@ class JitcheckPlugin(Plugin):
         try:
             self.config: PluginConfig = config_module.load(options.config_file)
         except ConfigError as error:
-            raise CompileError([str(error)]) from None
+            # Every bad option, on stdout beside mypy's own errors, before any module is checked.
+            raise CompileError(error.lines, use_stdout=True) from None
         self._bypass: set[str] = set()
+        self._resolution_checked = False
         self._graph_classes: dict[str, bool] = {}
+        self._reported_bounds: set[tuple[str, str, str]] = set()
+        self._static_specs: dict[str, StaticSpec | None] = {}
+        self._source_specs = SourceSpecs()
+        self._loop_sites = LoopSites()
+        self._graph_names: frozenset[str] = frozenset(GRAPH_CLASSES) | frozenset(self.config.graph_classes)
 
     def set_modules(self, modules: dict[str, MypyFile]) -> None:
         super().set_modules(modules)
         self._graph_classes.clear()
+
+    def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
+        # Called once per module parsed: the first that imports jitcheck checks, once,
+        # that mypy can find it (see resolution.py); a run that cannot is refused.
+        if not self._resolution_checked:
+            line = imports_jitcheck(file)
+            if line is not None:
+                self._resolution_checked = True
+                if not found_by_mypy(self.options):
+                    raise CompileError(unresolved_messages(file.path, line), use_stdout=True)
+        return []
 
     def report_config_data(self, ctx: ReportConfigContext) -> object:
         """The options, for the modules they can change (not typeshed's or installed packages')."""
@@ -106,8 +139,12 @@ class JitcheckPlugin(Plugin):
         instance = get_proper_type(analyzed)
         if isinstance(instance, Instance) and instance.args and not has_placeholder(instance):
             env = self._env(ctx.api.options)
-            found = bound_findings(instance, ctx.context, env, self.config.graph_classes, arg_contexts=ctx.type.args)
-            self._report(ctx.api.fail, found)
+            found = bound_findings(
+                instance, ctx.context, env, self.config.graph_classes, arg_contexts=ctx.type.args, reported_bounds=self._reported_bounds
+            )
+            # mypy's type analyser has note() beside fail(), though its plugin interface names only fail().
+            note: Callable[..., object] = getattr(ctx.api, "note", ctx.api.fail)
+            self._report(ctx.api.fail, note, found)
         return analyzed
 
     # Calls: inferred type arguments, node bodies, settings.
@@ -115,7 +152,59 @@ class JitcheckPlugin(Plugin):
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         if fullname in self.config.constructors or self._is_graph(fullname):
             return functools.partial(self._check_call, fullname)
+        if fullname in JIT_BUILDERS:
+            return functools.partial(self._check_jit_builder, JIT_BUILDERS[fullname])
+        if self._static_spec(fullname) is not None:
+            return self._check_jitted_function_call  # eqx.filter_jit keeps the function's own type
         return None
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        if fullname == JIT_WRAPPER_CALL:
+            return self._check_jitted_call
+        return None
+
+    # jax.jit call sites.
+
+    def _check_jit_builder(self, builder: str, ctx: FunctionContext) -> Type:
+        if isinstance(ctx.context, CallExpr) and isinstance(ctx.api, TypeChecker):
+            function = ctx.api.scope.current_function()
+            env = CallEnv(self._env(ctx.api.options), _type_lookup(ctx))
+            found = rebuilt_method_findings(ctx.context, builder, function, self._loop_sites, env)
+            self._report(ctx.api.fail, ctx.api.msg.note, found)
+        return ctx.default_return_type
+
+    def _check_jitted_call(self, ctx: MethodContext) -> Type:
+        self._check_static_arguments(ctx.context, ctx)
+        return ctx.default_return_type
+
+    def _check_jitted_function_call(self, ctx: FunctionContext) -> Type:
+        self._check_static_arguments(ctx.context, ctx)
+        return ctx.default_return_type
+
+    def _check_static_arguments(self, call: Context, ctx: FunctionContext | MethodContext) -> None:
+        if not isinstance(call, CallExpr):
+            return
+        decorator = refers_to_decorator(call.callee)
+        spec = self._static_spec(decorator.fullname) if decorator is not None else None
+        if decorator is None or spec is None:
+            return
+        env = CallEnv(self._env(ctx.api.options), _type_lookup(ctx))
+        self._report(ctx.api.fail, ctx.api.msg.note, static_call_findings(call, decorator, spec, env))
+
+    def _static_spec(self, fullname: str) -> StaticSpec | None:
+        """The static positions of the jitted function ``fullname``, from its decorator; None for another name."""
+        if fullname in self._static_specs:
+            return self._static_specs[fullname]
+        spec = None
+        if self._modules is not None and "jax" in self._modules:
+            symbol = self.lookup_fully_qualified(fullname)
+            if symbol is not None and isinstance(symbol.node, Decorator) and _may_jit(symbol.node):
+                module = module_of(fullname, self._modules.__contains__)
+                tree = self._modules.get(module) if module is not None else None
+                if tree is not None and module is not None and fullname == f"{module}.{symbol.node.name}" and not _third_party(tree.path):
+                    spec = self._source_specs.spec(tree.path, symbol.node.name)
+        self._static_specs[fullname] = spec
+        return spec
 
     def _check_call(self, fullname: str, ctx: FunctionContext) -> Type:
         env = CallEnv(self._env(ctx.api.options), _type_lookup(ctx))
@@ -124,8 +213,9 @@ class JitcheckPlugin(Plugin):
         returned = get_proper_type(ctx.default_return_type)
         if isinstance(returned, Instance) and is_graph_class(returned.type, extra):
             already = roles_within((arg for args in ctx.args for arg in args), env.type_of, extra)
-            found += bound_findings(returned, ctx.context, env.env, extra, already=already)
-            found += element_findings(returned, ctx.callee_arg_names, ctx.args, env.type_of, env.env, extra)
+            elements, at_elements = element_findings(returned, ctx.callee_arg_names, ctx.args, env.type_of, env.env, extra)
+            found += bound_findings(returned, ctx.context, env.env, extra, already=already | at_elements, reported_bounds=self._reported_bounds)
+            found += elements
         info = self._class(fullname)
         node_class = info is not None and is_node_class(info)
         body_params = self.config.constructors.get(fullname) or (DEFAULT_BODY_PARAMS if node_class else ())
@@ -137,7 +227,7 @@ class JitcheckPlugin(Plugin):
                     found += settings_findings(arg, env)
                 elif name in NODE_MAPPINGS and info is not None and not node_class:
                     found += graph_node_findings(arg, env)
-        self._report(ctx.api.fail, found)
+        self._report(ctx.api.fail, ctx.api.msg.note, found)
         return ctx.default_return_type
 
     # What a class body says about hashing, kept in the cache with the class.
@@ -152,10 +242,12 @@ class JitcheckPlugin(Plugin):
 
     # Helpers.
 
-    def _report(self, fail: Callable[..., object], found: Iterable[Finding]) -> None:
+    def _report(self, fail: Callable[..., object], note: Callable[..., object], found: Iterable[Finding]) -> None:
         for finding in found:
             if finding.rule.code not in self.config.ignore:
                 fail(finding.message, finding.context, code=finding.code)
+                for line in finding.notes:
+                    note(line, finding.context, code=finding.code)
 
     def _env(self, options: Options) -> Env:
         return Env(options, self._is_stub)
@@ -174,13 +266,16 @@ class JitcheckPlugin(Plugin):
         return None
 
     def _is_graph(self, fullname: str) -> bool:
+        # mypy asks this for every name it analyses (about 200,000 times on a large
+        # codebase): answered from set and dict lookups unless jitcheck's graph
+        # TypeVars are loaded and the name is new.
+        if fullname in self._graph_names:
+            return True
         known = self._graph_classes.get(fullname)
         if known is not None:
             return known
-        if fullname in self.config.graph_classes:
-            return True
-        if self._modules is None:
-            return False
+        if self._modules is None or (_ROLES_MODULE not in self._modules and not self.config.graph_classes):
+            return False  # no jitcheck graph in this build: no class can subclass one
         symbol = self.lookup_fully_qualified(fullname)
         node = symbol.node if symbol is not None else None
         if isinstance(node, TypeInfo) and node.mro:
@@ -199,7 +294,21 @@ def _record_facts(ctx: ClassDefContext) -> None:
         facts.record(ctx.cls, ctx.api.is_stub_file)
 
 
-def _type_lookup(ctx: FunctionContext) -> Callable[[Expression], Type | None]:
+def _may_jit(decorator: Decorator) -> bool:
+    """Whether a decorated function may be jitted: its decorators say so, or (read from the cache) are unknown."""
+    written = decorator.original_decorators or decorator.decorators
+    if not written:
+        return True  # from the cache: the module's source decides
+    return any("jit" in text or "pmap" in text for text in map(_decorator_text, written))
+
+
+def _decorator_text(expr: Expression) -> str:
+    callee = expr.callee if isinstance(expr, CallExpr) else expr
+    parts = [callee] + (list(expr.args[:1]) if isinstance(expr, CallExpr) else [])
+    return " ".join(p.fullname or p.name for p in parts if isinstance(p, (NameExpr, MemberExpr)))
+
+
+def _type_lookup(ctx: FunctionContext | MethodContext) -> Callable[[Expression], Type | None]:
     """The types mypy stored for the call's expressions (never re-inferred: no duplicate errors)."""
     api = ctx.api
     if isinstance(api, TypeChecker):

@@ -62,6 +62,11 @@ BODY: Final = "a node body"
 GRAPH_NODE: Final = "a graph node"
 
 FUNCTOOLS_PARTIAL: Final = "functools.partial"
+BODY_METHOD_FIX: Final = (
+    "pass a module-level function (or a staticmethod) as the node body, "
+    "and hand the receiver's data to it as inputs or node settings"
+)
+"""JC101's fix where the bound method is a node body: no jitted wrapper to build once in ``__init__``."""
 _SETTING_RULES: Final = (rules.ARRAY_STATIC, rules.MUTABLE_CONTAINER_STATIC, rules.MUTABLE_DATACLASS, rules.EQ_WITHOUT_HASH)
 
 
@@ -100,7 +105,7 @@ def settings_findings(expr: Expression, env: CallEnv) -> list[Finding]:
     if value_type is not None:
         for problem in problems(value_type, env.env):
             if problem.rule in _SETTING_RULES:
-                found.append(_hash_finding(problem.rule, problem, expr, "a node setting"))
+                found.append(_hash_finding(problem.rule, problem, expr, "node settings", of_values=True))
     return found
 
 
@@ -121,8 +126,9 @@ def _value_findings(expr: Expression, env: CallEnv, position: str, *, hashing: b
         args = call_arguments(expr) if isinstance(expr, CallExpr) else "..."
         yield Finding(partial, expr, {"position": position, "subject": expr_text(expr), "args": args})
         return
-    if isinstance(expr, MemberExpr) and _is_bound_method(expr, env):
-        yield Finding(rules.BOUND_METHOD, expr, {"position": position, "subject": expr_text(expr)})
+    if isinstance(expr, MemberExpr) and is_bound_method(expr, env):
+        fix = BODY_METHOD_FIX if "node" in position else None
+        yield Finding(rules.BOUND_METHOD, expr, {"position": position, "subject": expr_text(expr)}, help=fix)
         return
     if isinstance(expr, NameExpr) and expr.kind == LDEF and isinstance(expr.node, (FuncDef, Decorator, OverloadedFuncDef)):
         yield Finding(rules.NESTED_FUNCTION, expr, {"position": position, "subject": expr.name})
@@ -133,15 +139,28 @@ def _value_findings(expr: Expression, env: CallEnv, position: str, *, hashing: b
                 yield _hash_finding(problem.rule, problem, expr, position)
 
 
-def _hash_finding(rule: Rule, problem: Unhashable, expr: Expression, position: str) -> Finding:
-    text = expr_text(expr)
-    if "`{subject}`" in rule.message:
-        subject = text
+def _hash_finding(rule: Rule, problem: Unhashable, expr: Expression, position: str, *, of_values: bool = False) -> Finding:
+    """JC201-JC204 for a value (or, ``of_values``, the values of a mapping) that does not hash by value.
+
+    The error line names the expression and the part at fault by their types, never by
+    the rule's kind word: a tuple holding an array is not "an array", a mapping of
+    lists is not "a list".
+    """
+    text = expr_text(expr, limit=40)
+    if of_values:
+        detail = f"its values' type {problem.subject} {problem.what}"
+    elif problem.path:
+        detail = f"{problem.subject} {problem.what}"
     else:
-        subject = f"`{text}`" + (f", which holds `{problem.offender}`," if problem.path else "")
-    fields: dict[str, object] = {**problem.fields, "subject": subject, "position": position}
+        detail = f"its type `{problem.offender}` {problem.what}"
+    summary = f"`{text}` used as {position} cannot be a jit cache key: {detail}"
+    if len(summary) > 150:  # a long type: named on the note instead
+        summary = f"`{text}` used as {position} cannot be a jit cache key: it {problem.what}"
+    why = f"{problem.subject} {problem.what}: {problem.because}, and {position} is hashed into the cache key"
+    fields: dict[str, object] = {**problem.fields, "subject": f"`{text}`", "position": position}
     fields.setdefault("type", problem.offender)
-    return Finding(rule, expr, fields)
+    fix = problem.fix if problem.fix is not None else rule.format_help(**fields)
+    return Finding(rule, expr, fields, help=fix, summary=summary, why=why)
 
 
 def _refers_to(expr: Expression, fullname: str) -> bool:
@@ -159,7 +178,7 @@ def _partial_rule(typ: Type | None) -> Rule | None:
     return None
 
 
-def _is_bound_method(expr: MemberExpr, env: CallEnv) -> bool:
+def is_bound_method(expr: MemberExpr, env: CallEnv) -> bool:
     """``receiver.method`` where the receiver is an instance and ``method`` an instance method.
 
     A receiver that is a module-level object is the same object each time the graph
@@ -219,7 +238,7 @@ def _mapping_items(expr: Expression) -> Iterator[tuple[str | None, Expression]]:
     elif isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr) and expr.callee.fullname in NODE_MAPS:
         for name, arg in zip(expr.arg_names, expr.args):
             if name is not None:
-                yield repr(name), arg
+                yield f"`{name}`", arg
             elif isinstance(arg, (ListExpr, TupleExpr)):
                 for pair in arg.items:
                     if isinstance(pair, TupleExpr) and len(pair.items) == 2:
@@ -229,7 +248,7 @@ def _mapping_items(expr: Expression) -> Iterator[tuple[str | None, Expression]]:
 
 
 def _key_text(key: Expression) -> str:
-    return repr(key.value) if isinstance(key, StrExpr) else f"`{expr_text(key)}`"
+    return f"`{key.value}`" if isinstance(key, StrExpr) else f"`{expr_text(key)}`"
 
 
 def _mapping_value_type(typ: Type | None) -> Type | None:
@@ -243,4 +262,4 @@ def _mapping_value_type(typ: Type | None) -> Type | None:
     return None
 
 
-__all__ = ["BODY", "CallEnv", "GRAPH_NODE", "body_findings", "graph_node_findings", "settings_findings"]
+__all__ = ["BODY", "CallEnv", "GRAPH_NODE", "body_findings", "graph_node_findings", "is_bound_method", "settings_findings"]

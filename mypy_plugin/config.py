@@ -42,14 +42,33 @@ DEFAULT_BODY_PARAMS: Final = ("body",)
 
 
 class ConfigError(Exception):
-    """Invalid plugin options; ``str()`` is a mypy-style ``path:line: error: ...`` line."""
+    """Invalid plugin options; ``str()`` is a mypy-style ``path:line: error: ...`` line per bad option.
+
+    ``errors`` holds every bad option found (this one first), so that one run reports them all.
+    """
 
     def __init__(self, path: str, line: int | None, message: str) -> None:
         self.path = path
         self.line = line
         self.message = message
+        self.errors: list[ConfigError] = [self]
         where = f"{path}:{line}" if line else path
         super().__init__(f"{where}: error: {message}")
+
+    @property
+    def lines(self) -> list[str]:
+        """One ``path:line: error: ...`` line per bad option."""
+        return [Exception.__str__(error) for error in self.errors]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines)
+
+    @staticmethod
+    def joined(errors: list[ConfigError]) -> ConfigError:
+        """One error that carries all of ``errors``."""
+        first = errors[0]
+        first.errors = list(errors)
+        return first
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,6 +149,7 @@ def parse(values: Mapping[str, object], origin: Origin) -> PluginConfig:
     constructors: dict[str, tuple[str, ...]] = {}
     graph_classes: dict[str, tuple[str | None, ...]] = {}
     ignore: set[str] = set()
+    errors: list[ConfigError] = []
     for raw_key, value in values.items():
         key = raw_key.replace("-", "_")
         if key not in _OPTIONS:
@@ -138,18 +158,28 @@ def parse(values: Mapping[str, object], origin: Origin) -> PluginConfig:
             close = difflib.get_close_matches(key, _OPTIONS, n=1)
             hint = f"; did you mean {_spelled(close[0])!r}?" if close else ""
             known = ", ".join(_spelled(k) for k in _OPTIONS)
-            raise origin.error(raw_key, f"unknown option {raw_key!r}{hint} (known options: {known})")
-        items = _strings(value, raw_key, origin)
+            errors.append(origin.error(raw_key, f"unknown option {raw_key!r}{hint} (known options: {known})"))
+            continue
+        try:
+            items = _strings(value, raw_key, origin)
+        except ConfigError as error:
+            errors.append(error)
+            continue
         for index, item in enumerate(items):
             where = f"{raw_key}[{index}]"
-            if key == "constructors":
-                name, params = _constructor(item, where, raw_key, origin)
-                constructors[name] = params
-            elif key == "graph_classes":
-                name, roles = _graph_class(item, where, raw_key, origin)
-                graph_classes[name] = roles
-            else:
-                ignore |= _ignored(item, where, raw_key, origin)
+            try:
+                if key == "constructors":
+                    name, params = _constructor(item, where, raw_key, origin)
+                    constructors[name] = params
+                elif key == "graph_classes":
+                    name, roles = _graph_class(item, where, raw_key, origin)
+                    graph_classes[name] = roles
+                else:
+                    ignore |= _ignored(item, where, raw_key, origin)
+            except ConfigError as error:
+                errors.append(error)  # every bad option is reported, in one run
+    if errors:
+        raise ConfigError.joined(errors)
     return PluginConfig(constructors, graph_classes, frozenset(ignore))
 
 

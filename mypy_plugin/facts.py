@@ -23,6 +23,7 @@ from mypy.nodes import (
     CallExpr,
     ClassDef,
     Decorator,
+    DictExpr,
     Expression,
     FuncBase,
     MemberExpr,
@@ -30,6 +31,7 @@ from mypy.nodes import (
     OverloadedFuncDef,
     RefExpr,
     Statement,
+    StrExpr,
     TempNode,
     TypeInfo,
     Var,
@@ -41,8 +43,14 @@ METADATA_KEY: Final = "jitcheck"
 FROZEN_BASE: Final = "jitcheck.core.frozen.Frozen"
 """jitcheck's `Frozen`: a dataclass_transform base whose subclasses set ``eq`` from their body."""
 
-_KEYWORDS: Final = ("eq", "frozen", "unsafe_hash")
+_KEYWORDS: Final = ("eq", "frozen", "unsafe_hash", "hash", "cmp")
 _DATACLASS_DECORATORS: Final = frozenset({"dataclasses.dataclass"})
+ATTRS_MODULES: Final = frozenset({"attr", "attrs"})
+_ATTRS_DECORATORS: Final = frozenset({"s", "attrs", "attributes", "dataclass", "define", "mutable", "frozen"})
+_ATTRS_BARE: Final = frozenset({"define", "mutable", "frozen"})
+"""attrs decorators by their last name; the bare names are recognised unqualified too (``from attrs import define``)."""
+BASE_MODEL: Final = "pydantic.main.BaseModel"
+_MODEL_CONFIGS: Final = frozenset({"ConfigDict", "SettingsConfigDict", "dict"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,30 +65,48 @@ class ClassFacts:
     is_stub: bool = False
     """Defined in a ``.pyi`` stub: stubs leave out an inherited ``__hash__``, so ``__eq__`` alone proves nothing."""
     dataclass: DataclassParams | None = None
+    model_frozen: bool | None = None
+    """A pydantic model's own ``frozen`` setting (``model_config``, a class keyword), None when it sets none."""
+    is_protocol: bool = False
+
+
+DATACLASS: Final = "dataclass"
+ATTRS: Final = "attrs"
+ATTR_S: Final = "attr.s"
+PYDANTIC: Final = "pydantic"
 
 
 @dataclasses.dataclass(frozen=True)
 class DataclassParams:
-    """The parameters that decide a dataclass's ``__hash__``."""
+    """The parameters that decide the ``__hash__`` of a dataclass, an attrs class or a pydantic model."""
 
     eq: bool = True
     frozen: bool = False
     unsafe_hash: bool = False
+    kind: str = DATACLASS
+    """``"dataclass"`` (and dataclass_transform classes), ``"attrs"``, ``"attr.s"`` or ``"pydantic"``: the fix is written for it."""
+    keeps_hash: bool = False
+    """attrs' ``hash=False``: no ``__hash__`` written, the inherited one (identity) kept."""
 
     @property
     def generates_hash(self) -> bool:
-        """``@dataclass`` writes a ``__hash__`` from the fields."""
+        """The decorator writes a ``__hash__`` from the fields."""
         return self.unsafe_hash or (self.eq and self.frozen)
 
     @property
     def clears_hash(self) -> bool:
-        """``@dataclass`` sets ``__hash__`` to None (unless the body defines one)."""
-        return self.eq and not self.frozen and not self.unsafe_hash
+        """The decorator sets ``__hash__`` to None (unless the body defines one)."""
+        return self.eq and not self.frozen and not self.unsafe_hash and not self.keeps_hash
 
 
 def worth_recording(defn: ClassDef) -> bool:
     """True when the class's syntax says something :func:`record` keeps."""
-    return bool(_keywords(defn)) or _body_facts(defn.defs.body, is_stub=True) != (None, False)
+    return (
+        bool(defn.decorators)
+        or bool(_keywords(defn))
+        or _body_facts(defn.defs.body, is_stub=True) != (None, False)
+        or _model_frozen(defn) is not None
+    )
 
 
 def record(defn: ClassDef, is_stub: bool) -> None:
@@ -91,6 +117,8 @@ def record(defn: ClassDef, is_stub: bool) -> None:
         "hash": hash_state,
         "defines_eq": defines_eq,
         "is_stub": is_stub,
+        "decorators": _decorator_names(defn),
+        "model_frozen": _model_frozen(defn),
     }
 
 
@@ -105,27 +133,82 @@ def class_facts(info: TypeInfo, is_stub: Callable[[str], bool]) -> ClassFacts:
         hash_state = recorded.get("hash")
         defines_eq = bool(recorded.get("defines_eq"))
         stub = bool(recorded.get("is_stub"))
+        decorators: list[str] = list(recorded.get("decorators", []))
+        model_frozen = recorded.get("model_frozen")
     elif info.defn.defs.body:
         # Analysed in this run, not recorded (nothing notable, or a class mypy builds
         # without the MRO hook): its syntax is at hand.
         keywords = _keywords(info.defn)
         stub = is_stub(info.module_name)
         hash_state, defines_eq = _body_facts(info.defn.defs.body, stub)
+        decorators = _decorator_names(info.defn)
+        model_frozen = _model_frozen(info.defn)
     else:
         keywords = {}
         hash_state, defines_eq = _symbol_facts(info)
         stub = is_stub(info.module_name)
+        decorators, model_frozen = [], None
+    if "frozen" in keywords and any(b.fullname == BASE_MODEL for b in info.mro[1:]):
+        model_frozen = keywords["frozen"]  # class Model(BaseModel, frozen=True)
     return ClassFacts(
         name=info.name,
         fullname=info.fullname,
         hash=hash_state,
         defines_eq=defines_eq,
         is_stub=stub,
-        dataclass=_dataclass_params(info, keywords, defines_eq),
+        dataclass=_attrs_params(info, keywords, decorators) or _dataclass_params(info, keywords, defines_eq),
+        model_frozen=model_frozen,
+        is_protocol=info.is_protocol,
     )
 
 
+def _attrs_params(info: TypeInfo, keywords: dict[str, bool], decorators: list[str]) -> DataclassParams | None:
+    """An attrs class's parameters, from its decorator (as attrs decides ``__hash__``), else None."""
+    style = next((s for s in map(_attrs_style, decorators) if s is not None), None)
+    stored = info.metadata.get("attrs")
+    if style is None and stored is None:
+        return None
+    if stored is not None and "frozen" in stored:
+        frozen = bool(stored["frozen"])
+    else:
+        frozen = style == "frozen" or keywords.get("frozen", False)
+    hashing = keywords.get("unsafe_hash", keywords.get("hash"))
+    return DataclassParams(
+        eq=keywords.get("eq", keywords.get("cmp", True)),
+        frozen=frozen,
+        unsafe_hash=hashing is True,
+        kind=ATTR_S if style == ATTR_S else ATTRS,
+        keeps_hash=hashing is False,
+    )
+
+
+def _attrs_style(name: str) -> str | None:
+    """``"frozen"``, ``"attr.s"`` or ``"mutable"`` for an attrs class decorator's name, None for another decorator."""
+    parts = name.split(".")
+    if (parts[0] in ATTRS_MODULES and parts[-1] in _ATTRS_DECORATORS and len(parts) > 1) or name in _ATTRS_BARE:
+        if parts[-1] == "frozen":
+            return "frozen"
+        return ATTR_S if parts[-1] in ("s", "attrs", "attributes", "dataclass") else "mutable"
+    return None
+
+
+def model_frozen(info: TypeInfo, is_stub: Callable[[str], bool]) -> bool | None:
+    """Whether a pydantic model is frozen (its own or an inherited setting); None for another class."""
+    if not any(b.fullname == BASE_MODEL for b in info.mro):
+        return None
+    for base in info.mro:
+        if base.fullname == BASE_MODEL:
+            break
+        own = class_facts(base, is_stub).model_frozen
+        if own is not None:
+            return own
+    stored = info.metadata.get("pydantic-mypy-metadata", {}).get("config", {}).get("frozen")
+    return bool(stored)
+
+
 def _dataclass_params(info: TypeInfo, keywords: dict[str, bool], defines_eq: bool) -> DataclassParams | None:
+    if any(b.fullname == BASE_MODEL for b in info.mro):
+        return None  # a pydantic model: see model_frozen
     spec = None
     is_dataclass = "dataclass" in info.metadata or "dataclass_tag" in info.metadata
     for decorator in info.defn.decorators:
@@ -171,6 +254,44 @@ def _keywords(defn: ClassDef) -> dict[str, bool]:
         if name in _KEYWORDS and isinstance(value, NameExpr) and value.name in ("True", "False"):
             found[name] = value.name == "True"
     return found
+
+
+def _decorator_names(defn: ClassDef) -> list[str]:
+    """Each class decorator's full name when mypy has resolved it, else as written (``attrs.define``)."""
+    names = []
+    for decorator in defn.decorators:
+        callee = decorator.callee if isinstance(decorator, CallExpr) else decorator
+        if isinstance(callee, RefExpr) and callee.fullname:
+            names.append(callee.fullname)
+        elif isinstance(callee, NameExpr):
+            names.append(callee.name)
+        elif isinstance(callee, MemberExpr) and isinstance(callee.expr, NameExpr):
+            names.append(f"{callee.expr.name}.{callee.name}")
+    return names
+
+
+def _model_frozen(defn: ClassDef) -> bool | None:
+    """``frozen`` in a pydantic ``model_config = ConfigDict(...)`` / ``{...}`` or a v1 ``class Config``."""
+    for statement in defn.defs.body:
+        if isinstance(statement, AssignmentStmt) and any(isinstance(lv, NameExpr) and lv.name == "model_config" for lv in statement.lvalues):
+            value = statement.rvalue
+            if isinstance(value, CallExpr) and isinstance(value.callee, (NameExpr, MemberExpr)) and value.callee.name in _MODEL_CONFIGS:
+                for name, arg in zip(value.arg_names, value.args):
+                    if name == "frozen":
+                        return _bool(arg)
+            elif isinstance(value, DictExpr):
+                for key, arg in value.items:
+                    if isinstance(key, StrExpr) and key.value == "frozen":
+                        return _bool(arg)
+        elif isinstance(statement, ClassDef) and statement.name == "Config":
+            for inner in statement.defs.body:
+                if isinstance(inner, AssignmentStmt) and any(isinstance(lv, NameExpr) and lv.name == "frozen" for lv in inner.lvalues):
+                    return _bool(inner.rvalue)
+    return None
+
+
+def _bool(expr: Expression) -> bool | None:
+    return expr.name == "True" if isinstance(expr, NameExpr) and expr.name in ("True", "False") else None
 
 
 def _body_facts(body: list[Statement], is_stub: bool) -> tuple[str | None, bool]:
@@ -234,4 +355,4 @@ def _symbol_facts(info: TypeInfo) -> tuple[str | None, bool]:
     return hash_state, defines_eq
 
 
-__all__ = ["ClassFacts", "DataclassParams", "METADATA_KEY", "class_facts", "record", "worth_recording"]
+__all__ = ["ATTRS", "DATACLASS", "PYDANTIC", "ClassFacts", "DataclassParams", "METADATA_KEY", "class_facts", "model_frozen", "record", "worth_recording"]

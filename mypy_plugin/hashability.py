@@ -34,7 +34,7 @@ from mypy.types import (
 
 from jitcheck import rules
 from jitcheck.rules import Rule
-from mypy_plugin.facts import ClassFacts, class_facts
+from mypy_plugin.facts import DATACLASS, PYDANTIC, ClassFacts, DataclassParams, class_facts, model_frozen
 from mypy_plugin.source import type_text
 
 ARRAY_CLASSES: Final = frozenset(
@@ -70,29 +70,45 @@ class Unhashable:
 
     offender: str
     """The type at fault, as mypy prints it."""
-    why: str
-    """Why, as the end of a sentence whose subject is the offender (``is an array, ...``)."""
+    what: str
+    """What is wrong, short, as a predicate of the offender (``is not frozen``, ``is a list``)."""
+    because: str
+    """Why that keeps it from hashing by value (a clause, for a note)."""
     rule: Rule | None
     """The catalogue rule for this kind of value (JC201-JC204), None for another unhashable class."""
     fields: dict[str, object] = dataclasses.field(default_factory=dict, hash=False)
     """Message fields for ``rule`` (``kind``, ``type``)."""
     path: tuple[str, ...] = ()
     """How the offender is reached from the judged type, outermost first (``an item of the tuple``)."""
+    fix_text: str | None = None
+    """The fix for this offender, when it is more specific than the rule's help."""
 
     def inside(self, step: str) -> Unhashable:
         """The same problem, one container further out."""
         return dataclasses.replace(self, path=(step, *self.path))
 
     @property
-    def reason(self) -> str:
-        """The whole explanation: ``` `ndarray` (an item of the tuple) is an array, ...```."""
+    def why(self) -> str:
+        """``is an array, and arrays are unhashable ...``: the predicate and its reason."""
+        return f"{self.what}: {self.because}"
+
+    @property
+    def subject(self) -> str:
+        """```ndarray` (an item of the tuple)``: the offender and where it is."""
         where = f" ({', in '.join(reversed(self.path))})" if self.path else ""
-        return f"`{self.offender}`{where} {self.why}"
+        return f"`{self.offender}`{where}"
+
+    @property
+    def reason(self) -> str:
+        """The whole explanation: ``` `ndarray` (an item of the tuple) is an array: ...```."""
+        return f"{self.subject} {self.why}"
 
     @property
     def fix(self) -> str | None:
         """The rule's help for this offender, when the rule has a specific one."""
-        if self.rule in (rules.MUTABLE_CONTAINER_STATIC, rules.MUTABLE_DATACLASS, rules.EQ_WITHOUT_HASH):
+        if self.fix_text is not None:
+            return self.fix_text
+        if self.rule in (rules.MUTABLE_CONTAINER_STATIC, rules.EQ_WITHOUT_HASH):
             return self.rule.format_help(**self.fields)
         return None
 
@@ -142,7 +158,8 @@ def _instance_problems(instance: Instance, env: Env, seen: frozenset[str], depth
         if fullname in ARRAY_CLASSES:
             yield Unhashable(
                 type_text(instance, env.options),
-                "is an array, and arrays are unhashable (they compare elementwise)",
+                "is an array",
+                "arrays are unhashable (they compare elementwise)",
                 rules.ARRAY_STATIC,
             )
             return
@@ -150,6 +167,13 @@ def _instance_problems(instance: Instance, env: Env, seen: frozenset[str], depth
             yield _container(instance, MUTABLE_CONTAINERS[fullname], env)
             return
         facts = class_facts(base, env.is_stub)
+        if facts.is_protocol:
+            return  # an interface: the classes passed where it is used are judged there
+        frozen_model = model_frozen(base, env.is_stub) if facts.hash != "defined" else None
+        if frozen_model is not None:
+            if not frozen_model:
+                yield _unfrozen(instance, base, DataclassParams(kind=PYDANTIC), env)
+            return
         found = _class_verdict(instance, base, facts, env)
         if found is not None:
             yield found
@@ -167,35 +191,45 @@ def _class_verdict(instance: Instance, base: TypeInfo, facts: ClassFacts, env: E
     if facts.hash == "defined":
         return None
     if facts.hash == "none":
-        why = f"inherits `__hash__ = None` from `{base.name}`" if inherited else "sets `__hash__` to None"
-        return Unhashable(offender, why + ", so it is unhashable", None)
+        what = f"inherits `__hash__ = None` from `{base.name}`" if inherited else "sets `__hash__` to None"
+        return Unhashable(offender, what, "so it is unhashable", None)
     params = facts.dataclass
     if params is not None:
         if params.generates_hash:
             return None
         if params.clears_hash:
-            what = f"inherits from the non-frozen dataclass `{base.name}`" if inherited else "is a non-frozen dataclass"
-            return Unhashable(
-                offender,
-                f"{what} (`@dataclass` with `eq=True, frozen=False` sets `__hash__` to None)",
-                rules.MUTABLE_DATACLASS,
-                {"type": base.name},
-            )
+            return _unfrozen(instance, base, params, env)
     if facts.defines_eq and not facts.is_stub:
-        what = f"inherits from `{base.name}`, which defines" if inherited else "defines"
+        what = f"inherits `__eq__` without `__hash__` from `{base.name}`" if inherited else "defines `__eq__` but not `__hash__`"
         return Unhashable(
             offender,
-            f"{what} `__eq__` but not `__hash__`, so Python sets its `__hash__` to None",
+            what,
+            "Python sets the `__hash__` of a class defining `__eq__` alone to None",
             rules.EQ_WITHOUT_HASH,
             {"type": base.name},
         )
     return None
 
 
+def _unfrozen(instance: Instance, base: TypeInfo, params: DataclassParams, env: Env) -> Unhashable:
+    """JC203 for a dataclass, attrs class or pydantic model that is not frozen, with the fix for its kind."""
+    because, fix = rules.UNFROZEN.get(params.kind, rules.UNFROZEN[DATACLASS])
+    inherited = base is not instance.type
+    return Unhashable(
+        type_text(instance, env.options),
+        f"inherits from `{base.name}`, which is not frozen" if inherited else "is not frozen",
+        because,
+        rules.MUTABLE_DATACLASS,
+        {"type": base.name, "kind": params.kind},
+        fix_text=fix.format(type=base.name),
+    )
+
+
 def _container(instance: Instance, kind: str, env: Env) -> Unhashable:
     return Unhashable(
         type_text(instance, env.options),
-        f"is a {kind}, and lists, dicts and sets are unhashable",
+        f"is a {kind}",
+        "lists, dicts and sets are unhashable",
         rules.MUTABLE_CONTAINER_STATIC,
         {"kind": kind},
     )

@@ -8,6 +8,7 @@ or unusual expressions are shortened rather than rendered wrongly.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator
+from typing import Final
 
 from mypy.messages import format_type_bare
 from mypy.nodes import (
@@ -34,7 +35,7 @@ from mypy.nodes import (
     UnaryExpr,
 )
 from mypy.options import Options
-from mypy.types import Type
+from mypy.types import Instance, Type, get_proper_type
 
 LIMIT = 72
 
@@ -89,8 +90,15 @@ def literal_keys(expr: Expression, containers: Collection[str]) -> list[Expressi
     return []
 
 
+FULL_NAMES: Final = {"jax.Array": "jax.Array", "jax._src.basearray.Array": "jax.Array"}
+"""Types whose short name says too little (``Array``), printed in full."""
+
+
 def type_text(typ: Type, options: Options) -> str:
-    """A type as mypy writes it in its own messages (``list[int]``, ``Name``)."""
+    """A type as mypy writes it in its own messages (``list[int]``, ``Name``; ``jax.Array`` in full)."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, Instance) and proper.type.fullname in FULL_NAMES:
+        return FULL_NAMES[proper.type.fullname]
     return format_type_bare(typ, options)
 
 

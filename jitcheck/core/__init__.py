@@ -2,11 +2,13 @@
 
 Submodules, each with one job: `names` (Label, Place), `frozen` (Frozen,
 OrderedMap), `violations` (Violation and the errors), `checking` (checks per level,
-``unchecked``), `keys` (what makes a good cache key, leaf by leaf), `partial`
-(ValuePartial), `graphs` (nodes and graphs), `traced` (GraphWithValues, Traced).
+``unchecked``), `keys` (what makes a good cache key, leaf by leaf, and the
+type-strict key of a value), `memo` (bounded memos of keys and check results),
+`partial` (ValuePartial), `graphs` (nodes and graphs), `traced` (GraphWithValues,
+Traced).
 """
 
-from jitcheck.core.checking import unchecked
+from jitcheck.core.checking import PerLevel, unchecked
 from jitcheck.core.frozen import Frozen, OrderedMap
 from jitcheck.core.graphs import (
     CallableGraph,
@@ -18,8 +20,8 @@ from jitcheck.core.graphs import (
 )
 from jitcheck.core.names import Label, N, Place, V
 from jitcheck.core.partial import ValuePartial
-from jitcheck.core.traced import GraphWithValues, Traced
-from jitcheck.core.violations import Refused, ReturnedUnlike, TraceFailed, Violation
+from jitcheck.core.traced import GraphWithValues, Traced, check_traced_callable, check_traces
+from jitcheck.core.violations import LabelRefused, Refused, ReturnedUnlike, TraceFailed, ValuesUnlike, Violation
 
 __all__ = [
     "CallableGraph",
@@ -29,8 +31,10 @@ __all__ = [
     "Label",
     "N",
     "NestingGraph",
+    "LabelRefused",
     "NodeDefinition",
     "OrderedMap",
+    "PerLevel",
     "Place",
     "Refused",
     "ReturnedUnlike",
@@ -38,9 +42,12 @@ __all__ = [
     "Traced",
     "V",
     "ValuePartial",
+    "ValuesUnlike",
     "Violation",
     "check_hashable",
     "check_reassembles",
+    "check_traced_callable",
+    "check_traces",
     "unchecked",
 ]
 

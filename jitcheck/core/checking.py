@@ -54,6 +54,19 @@ def collect(obj: object) -> list[Any]:
     return found
 
 
+def _collect_memoised(obj: Any) -> list[Any]:
+    """:func:`collect`, answered from the object's :class:`~jitcheck.core.memo.GraphEntry`
+    when an object of the same key (same class, type-strictly equal fields) was checked before."""
+    obj.jitcheck_key()
+    entry = obj.__dict__.get("_jitcheck_entry")
+    if entry is None:
+        return collect(obj)
+    found = entry.violations
+    if found is None:
+        found = entry.violations = tuple(collect(obj))
+    return list(found)
+
+
 def run_checks(obj: object) -> None:
     """Run ``obj``'s checks and raise one error listing every violation.
 
@@ -65,7 +78,7 @@ def run_checks(obj: object) -> None:
         _SKIP.set(None)
         if not force_checks:
             return
-    found = collect(obj)
+    found = _collect_memoised(obj) if getattr(obj, "memoise_checks", False) else collect(obj)
     if found:
         from jitcheck.core.violations import refusal
 

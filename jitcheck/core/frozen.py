@@ -14,6 +14,7 @@ from typing import Any, ClassVar, TypeVar, dataclass_transform, overload
 import jax.tree_util
 
 from jitcheck.core import checking
+from jitcheck.core.keys import compares_strictly, keys_equal, strict_key
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -22,7 +23,7 @@ Vt = TypeVar("Vt")
 
 @dataclass_transform(frozen_default=True, eq_default=True)
 class Frozen:
-    """A base for immutable records compared and hashed by their fields.
+    """A base for immutable records compared and hashed by their fields, type-strictly.
 
     Every subclass is made a frozen dataclass. After ``__init__`` the checks that
     each class of its hierarchy declares (``checks``, see
@@ -30,8 +31,11 @@ class Frozen:
     raised as one :class:`~jitcheck.core.violations.Refused` error, unless the
     object is built with :func:`~jitcheck.core.checking.unchecked`.
 
-    The hash is computed once and kept: a record used as a static argument of
-    ``jax.jit`` is hashed on every call.
+    Two records are equal when they are of the same class and their fields have
+    equal :func:`~jitcheck.core.keys.strict_key` (``2`` and ``2.0`` differ, as in
+    ``jax.jit``); comparing never raises, even with arrays inside. The key is
+    built once and kept, and so is the hash: a record used as a static argument
+    of ``jax.jit`` is hashed and compared on every call.
     """
 
     __slots__ = ()
@@ -40,27 +44,53 @@ class Frozen:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        eq = "__eq__" not in cls.__dict__
-        dataclasses.dataclass(frozen=True, eq=eq, repr="__repr__" not in cls.__dict__)(cls)
-        if eq:
-            # Keep the dataclass equality (by fields, same class) but memoise the hash.
-            type.__setattr__(cls, "__hash__", Frozen.__hash__)
+        dataclasses.dataclass(frozen=True, eq=False, repr="__repr__" not in cls.__dict__)(cls)
 
     def __post_init__(self) -> None:
         checking.run_checks(self)
+
+    def jitcheck_key(self) -> Any:
+        """The record's type-strict key, built once and kept: its class and its fields' keys."""
+        key = self.__dict__.get("_jitcheck_key")
+        if key is None:
+            key = self.__dict__["_jitcheck_key"] = self.strict_key()
+        return key
+
+    def strict_key(self) -> Any:
+        """Build the key :meth:`jitcheck_key` keeps (a subclass may build it faster)."""
+        return (type(self), *[strict_key(value) for value in compared_fields(self)])
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not type(self):
+            return NotImplemented
+        mine, theirs = self.jitcheck_key(), other.jitcheck_key()
+        return mine is theirs or keys_equal(mine, theirs)
 
     def __hash__(self) -> int:
         memo: dict[str, Any] = self.__dict__
         cached: int | None = memo.get("_jitcheck_hash")
         if cached is None:
-            cached = hash((type(self), *compared_fields(self)))
-            memo["_jitcheck_hash"] = cached
+            key = self.jitcheck_key()
+            cached = memo.get("_jitcheck_hash")  # an interned key comes with its hash
+            if cached is None:
+                cached = memo["_jitcheck_hash"] = hash(key)
         return cached
+
+
+compares_strictly(Frozen)
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def compared_fields(record: Frozen) -> tuple[Any, ...]:
     """The values of the fields ``record`` is compared by, in declaration order."""
-    return tuple(getattr(record, f.name) for f in dataclasses.fields(record) if f.compare)  # type: ignore[arg-type]
+    cls = type(record)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(record) if f.compare)  # type: ignore[arg-type]
+    return tuple(getattr(record, name) for name in names)
 
 
 class OrderedMap(Mapping[K, Vt]):
@@ -87,7 +117,13 @@ class OrderedMap(Mapping[K, Vt]):
 
     def __init__(self, items: Mapping[K, Vt] | Iterable[tuple[K, Vt]] = ()) -> None:
         pairs = tuple(items.items()) if isinstance(items, Mapping) else tuple(items)
-        index = dict(pairs)
+        try:
+            index = dict(pairs)
+        except TypeError:
+            refused = _unhashable_key(pairs)
+            if refused is None:
+                raise
+            raise refused from None
         if len(index) != len(pairs):
             seen: set[Any] = set()
             dupes = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
@@ -115,11 +151,15 @@ class OrderedMap(Mapping[K, Vt]):
             return False
 
     def __eq__(self, other: object) -> bool:
+        """Equal items in the same order, compared type-strictly (``{"a": 2}`` is not
+        ``{"a": 2.0}``); never raises, even when the values are arrays."""
         if self is other:
             return True
         if not isinstance(other, OrderedMap):
             return NotImplemented
-        return self._items == other._items
+        if len(self._items) != len(other._items):
+            return False
+        return keys_equal(strict_key(self), strict_key(other))
 
     def __hash__(self) -> int:
         if self._hash is None:
@@ -145,6 +185,28 @@ class OrderedMap(Mapping[K, Vt]):
         return OrderedMap((k, fn(v)) for k, v in self._items)
 
 
+def _unhashable_key(pairs: tuple[Any, ...]) -> Exception | None:
+    """The error for the first key of ``pairs`` that does not hash: rule, key and fix."""
+    from jitcheck import rules
+    from jitcheck.core.violations import LabelRefused, violation_from
+
+    for position, pair in enumerate(pairs):
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            return None
+        key = pair[0]
+        try:
+            hash(key)
+        except TypeError as error:
+            fields = {
+                "type": type(key).__qualname__,
+                "graph": "OrderedMap",
+                "reason": f"{error}; the keys of an OrderedMap (node labels, places) must hash and compare by value",
+            }
+            found = violation_from(rules.LABEL_BOUND, fields, leaf=f"key {key!r} (item {position})")
+            return LabelRefused("OrderedMap", [found])
+    return None
+
+
 def _flatten_with_keys(m: OrderedMap[Any, Any]) -> tuple[list[tuple[Any, Any]], tuple[Any, ...]]:
     return [(jax.tree_util.DictKey(k), v) for k, v in m._items], tuple(k for k, _ in m._items)
 
@@ -154,7 +216,13 @@ def _flatten(m: OrderedMap[Any, Any]) -> tuple[list[Any], tuple[Any, ...]]:
 
 
 def _unflatten(keys: tuple[Any, ...], values: Iterable[Any]) -> OrderedMap[Any, Any]:
-    return OrderedMap(zip(keys, values))
+    # The keys come from a flattened OrderedMap, so they are distinct: skip the checks.
+    rebuilt: OrderedMap[Any, Any] = OrderedMap.__new__(OrderedMap)
+    pairs = tuple(zip(keys, values))
+    object.__setattr__(rebuilt, "_items", pairs)
+    object.__setattr__(rebuilt, "_index", dict(pairs))
+    object.__setattr__(rebuilt, "_hash", None)
+    return rebuilt
 
 
 jax.tree_util.register_pytree_with_keys(OrderedMap, _flatten_with_keys, _unflatten, _flatten)

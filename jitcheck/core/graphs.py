@@ -14,20 +14,38 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from types import FunctionType
 from typing import Any, ClassVar, Generic, TypeAlias, Union
 
 import jax
 
 from jitcheck import rules
-from jitcheck.core.checking import per_level
+from jitcheck.core import memo
+from jitcheck.core.checking import PerLevel, per_level
 from jitcheck.core.events import ArgumentKey, notify_trace, traced_argument_keys
 from jitcheck.core.frozen import Frozen, OrderedMap, frozen_map
-from jitcheck.core.keys import KeyProblem, key_problems
+from jitcheck.core.keys import KeyProblem, key_problems, strict_key
 from jitcheck.core.names import N, V
-from jitcheck.core.violations import ReturnedUnlike, Violation, node_name, violation, violation_from
+from jitcheck.core.partial import ValuePartial
+from jitcheck.core.violations import (
+    Refused,
+    ReturnedUnlike,
+    Violation,
+    node_name,
+    refusal,
+    violation,
+    violation_from,
+)
 
 Body: TypeAlias = Callable[..., Any]
-NodeCheck: TypeAlias = Callable[[Any, "NodeDefinition[Any]"], Iterable[Violation]]
+
+def places_key(places: tuple[Any, ...]) -> Any:
+    """The type-strict key of a tuple of places: the tuple itself when every place is a str."""
+    for place in places:
+        if type(place) is not str:
+            return strict_key(places)
+    return places
+NodeCheck: TypeAlias = Callable[[Any, "NodeDefinition[Any]"], Iterator[Violation]]
 
 
 class NodeDefinition(Frozen, Generic[V]):
@@ -60,6 +78,41 @@ class NodeDefinition(Frozen, Generic[V]):
         if bad_keys:
             raise TypeError(f"NodeDefinition settings are keyword arguments of the body; these keys are not names: {bad_keys!r}")
         super().__post_init__()
+
+    def strict_key(self) -> Any:
+        """The node's type-strict key: class, body, places and settings (see `Frozen`).
+
+        Built flat, without a Python call per place or setting name, since every
+        node of a graph rebuilt each step is keyed anew.
+        """
+        body: Any = self.body
+        kind = type(body)
+        if kind is FunctionType:
+            body_key: Any = body
+        elif kind is ValuePartial:
+            body_key = body._strict or body._key()
+        else:
+            body_key = strict_key(body)
+        settings = self.settings
+        settings_key: Any = ()
+        if settings:
+            parts: list[Any] = []
+            for name, value in settings._items:  # type: ignore[attr-defined]
+                parts.append(name)
+                kind_ = type(value)
+                parts.append(value if kind_ is str else (kind_, value) if kind_ is float or kind_ is int else strict_key(value))
+            settings_key = tuple(parts)
+        inputs: Any = self.inputs
+        for place in inputs:
+            if type(place) is not str:
+                inputs = strict_key(inputs)
+                break
+        outputs: Any = self.outputs
+        for place in outputs:
+            if type(place) is not str:
+                outputs = strict_key(outputs)
+                break
+        return (type(self), body_key, inputs, outputs, settings_key)
 
     def run(self, *args: Any) -> tuple[Any, ...]:
         """Call the body on input values and return one value per output place.
@@ -121,6 +174,21 @@ class NestingGraph(Frozen, Generic[N, V]):
                     "NodeDefinition or NestingGraph values"
                 )
         super().__post_init__()
+
+    def strict_key(self) -> Any:
+        """The graph's type-strict key: class, outputs, then each label's key and its node's key.
+
+        One nested tuple of the keys of every node, which hashes and compares in C.
+        """
+        parts: list[Any] = [type(self), None if self.outputs is None else places_key(self.outputs)]
+        for label, node in self.nodes._items:  # type: ignore[attr-defined]
+            parts.append(label if type(label) is str else strict_key(label))
+            kept = node.__dict__
+            key = kept.get("_jitcheck_key")
+            if key is None:
+                key = kept["_jitcheck_key"] = node.strict_key()
+            parts.append(key)
+        return tuple(parts)
 
     def flat(self) -> tuple[tuple[tuple[N, ...], N, NodeDefinition[V]], ...]:
         """Every node with its graph path (the labels of the graphs holding it), depth first."""
@@ -208,27 +276,39 @@ def check_produced_once(graph: AnyGraph) -> Iterator[Violation]:
 def check_names(graph: AnyGraph) -> Iterator[Violation]:
     """Labels and places hash and compare by value (they are part of the cache key)."""
     seen: set[int] = set()
-    owner = type(graph).__qualname__  # the message's `{graph}`: violation()'s own graph= is the path
-    graph = as_nesting(graph)
-    for path, inner in graph.graphs():
+    kind = type(graph).__name__
+    nesting = as_nesting(graph)
+    for path, inner in nesting.graphs():
         for label in inner.nodes:
             for problem in key_problems(label, "label"):
-                yield violation_from(
-                    rules.LABEL_BOUND,
-                    {"type": type(label).__qualname__, "graph": owner, "reason": problem.rule.title.lower()},
-                    graph=path, leaf="label",
-                )
-    for path, label, node in graph.flat():
+                fields = {"type": type(label).__qualname__, "graph": kind, "reason": problem.rule.title.lower()}
+                yield violation_from(rules.LABEL_BOUND, fields, graph=path, node=label, leaf="label")
+    for path, label, node in nesting.flat():
         for place in (*node.inputs, *node.outputs):
             if id(place) in seen:
                 continue
             seen.add(id(place))
             for problem in key_problems(place, "place"):
-                yield violation_from(
-                    rules.PLACE_BOUND,
-                    {"type": type(place).__qualname__, "graph": owner, "reason": problem.rule.title.lower()},
-                    graph=path, node=label, leaf=f"place {place!r}",
-                )
+                fields = {"type": type(place).__qualname__, "graph": kind, "reason": problem.rule.title.lower()}
+                yield violation_from(rules.PLACE_BOUND, fields, graph=path, node=label, leaf=f"place {place!r}")
+
+
+def trace_failure(path: tuple[Hashable, ...], label: Hashable, node: NodeDefinition[Any], args: list[Any], error: BaseException) -> Violation:
+    """The JC502 violation of a body that failed while jax traced it: the node, its input shapes, the error."""
+    from jitcheck.core.traced import short_shape
+
+    shapes = ", ".join(f"{p!r}: {short_shape(a)}" for p, a in zip(node.inputs, args))
+    text = str(error)
+    return violation(
+        rules.TRACE_FAILED,
+        graph=path,
+        node=label,
+        leaf="body",
+        cause=error,
+        name=node_name(path, label),
+        shapes="{" + shapes + "}",
+        error=f"{type(error).__name__}: {text.splitlines()[0] if text else ''}",
+    )
 
 
 def values_problem(graph: CallableGraph[Any, Any], values: Mapping[Any, Any]) -> Violation | None:
@@ -335,14 +415,19 @@ class CallableGraph(Frozen, Generic[N, V]):
 
     graph: NestingGraph[N, V]
 
-    checks: ClassVar[tuple[Callable[[Any], Iterable[Violation]], ...]] = (
+    checks: ClassVar[PerLevel[tuple[Callable[[Any], Iterable[Violation]], ...]]] = (
         check_names,
         check_produced_once,
         check_acyclic,
         check_outputs_exist,
         check_nodes,
     )
-    checks_node: ClassVar[tuple[NodeCheck, ...]] = ()
+    checks_node: ClassVar[PerLevel[tuple[NodeCheck, ...]]] = ()
+
+    memoise_checks: ClassVar[bool] = True
+    """A graph equal (type-strictly) to one already checked takes that one's result
+    (:mod:`jitcheck.core.memo`): checks must depend on the graph's value alone. A
+    subclass whose checks read anything else sets this to False."""
 
     def __post_init__(self) -> None:
         if isinstance(self.graph, Mapping):
@@ -350,6 +435,27 @@ class CallableGraph(Frozen, Generic[N, V]):
         elif not isinstance(self.graph, NestingGraph):
             raise TypeError(f"{type(self).__name__} wraps a NestingGraph, got {type(self.graph).__name__}")
         super().__post_init__()
+
+    def jitcheck_key(self) -> Any:
+        """The graph's type-strict key, one canonical object per distinct graph.
+
+        Kept in :mod:`jitcheck.core.memo` with its hash and the result of the checks: a
+        graph rebuilt equal finds the same key object, so ``jax.jit`` compares it with
+        the one in its cache by identity, and it is not checked again.
+        """
+        memo_ = self.__dict__
+        key = memo_.get("_jitcheck_key")
+        if key is None:
+            raw = (type(self), self.graph.jitcheck_key())
+            entry = memo.graph_entry(raw)
+            if entry is None:
+                key = raw
+            else:
+                key = entry.key
+                memo_["_jitcheck_hash"] = entry.hash
+                memo_["_jitcheck_entry"] = entry
+            memo_["_jitcheck_key"] = key
+        return key
 
     @property
     def order(self) -> tuple[tuple[tuple[N, ...], N, NodeDefinition[V]], ...]:
@@ -373,16 +479,32 @@ class CallableGraph(Frozen, Generic[N, V]):
         return self.graph.outputs if self.graph.outputs is not None else self.graph.computed()
 
     def __call__(self, values: Mapping[V, Any]) -> OrderedMap[V, Any]:
-        """Run every node on ``values`` (one per free input place); return the outputs."""
+        """Run every node on ``values`` (one per free input place); return the outputs.
+
+        Raises `ValuesUnlike` (JC404, also a ``KeyError``) when ``values`` do not name
+        exactly the free inputs; an error of a body gets a note naming the node.
+        """
+        return self.run(values, traced=False)
+
+    def run(self, values: Mapping[V, Any], *, traced: bool) -> OrderedMap[V, Any]:
+        """Run every node on ``values``. ``traced``: jax is tracing this run, so a body that
+        fails is refused with `TraceFailed` naming the node and its input shapes."""
         problem = values_problem(self, values)
         if problem is not None:
-            raise KeyError(str(problem))
+            raise refusal(f"{type(self).__name__} call", [problem])
         env: dict[V, Any] = dict(values)
         for path, label, node in self.order:
             args = [env[place] for place in node.inputs]
             try:
                 result = node.body(*args, **node.settings)
+            except Refused:
+                raise
             except Exception as error:
+                if traced:
+                    raise refusal(
+                        f"{type(self).__name__}.jit_call, node {node_name(path, label)}",
+                        [trace_failure(path, label, node, args, error)],
+                    ) from error
                 error.add_note(f"in node {node_name(path, label)} of {type(self).__name__}")
                 raise
             for place, value in zip(node.outputs, split_outputs(node, result, label, path)):
@@ -396,13 +518,28 @@ _HASH_RULES = frozenset(
 
 
 def _node_problems(node: NodeDefinition[Any]) -> tuple[KeyProblem, ...]:
-    """Every leaf of the node that is a bad key, found once per node and kept (nodes are immutable)."""
+    """Every leaf of the node that is a bad key, found once per distinct node and kept.
+
+    Kept on the node (nodes are immutable) and, when the node hashes, in a bounded
+    memo by its type-strict key, so a node rebuilt equal is not walked again.
+    """
     found: tuple[KeyProblem, ...] | None = node.__dict__.get("_key_problems")
+    if found is not None:
+        return found
+    key: Any = node.jitcheck_key()
+    try:
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None:
+        found = memo.node_problems.get(key)
     if found is None:
         found = tuple(key_problems(node.body, "body", callable_position=True))
-        for key, value in node.settings.items():
-            found += tuple(key_problems(value, f"settings[{key!r}]"))
-        node.__dict__["_key_problems"] = found
+        for name, value in node.settings.items():
+            found += tuple(key_problems(value, f"settings[{name!r}]"))
+        if key is not None:
+            memo.node_problems.setdefault(key, found)
+    node.__dict__["_key_problems"] = found
     return found
 
 
@@ -440,7 +577,7 @@ class JitGraph(CallableGraph[N, V], Generic[N, V]):
     `check_reassembles`).
     """
 
-    checks_node: ClassVar[tuple[NodeCheck, ...]] = (check_hashable, check_reassembles)
+    checks_node: ClassVar[PerLevel[tuple[NodeCheck, ...]]] = (check_hashable, check_reassembles)
 
     def jit_call(self, values: Mapping[V, Any]) -> OrderedMap[V, Any]:
         """Run the graph under ``jax.jit``, the graph as a static argument.
@@ -454,7 +591,7 @@ class JitGraph(CallableGraph[N, V], Generic[N, V]):
 def _call_graph(graph: CallableGraph[Any, Any], values: Mapping[Any, Any]) -> OrderedMap[Any, Any]:
     # Runs only while jax traces, that is once per new cache key.
     notify_trace(_run_jitted, "JitGraph.jit_call", lambda: graph_trace_key(graph, values))
-    return graph(values)
+    return graph.run(values, traced=True)
 
 
 def graph_trace_key(graph: CallableGraph[Any, Any], values: Mapping[Any, Any]) -> tuple[tuple[str, ArgumentKey], ...]:

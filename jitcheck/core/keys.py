@@ -1,10 +1,16 @@
-"""What makes a value a good jit cache key, leaf by leaf.
+"""What makes a value a good jit cache key, leaf by leaf, and the type-strict key of a value.
 
 A cache key is good when it hashes and when an equal value built again is equal
 with an equal hash. :func:`key_problems` walks a value (a node, a static argument)
 through the containers that compare by value and yields, for each leaf that fails,
 its path and the rule it breaks. The graph checks, `StatefulFunction` and the debug
 layer all judge keys with it, so they agree.
+
+:func:`strict_key` is the other half: the value every key jitcheck builds (a graph's
+hash and equality, `ValuePartial`, `OrderedMap`, a StatefulFunction's static
+arguments) compares by. ``2``, ``2.0`` and ``True`` are equal in Python but trace to
+different programs, so, as in ``jax.jit``, they are three keys; here also inside
+containers (``(1, 2)`` and ``(1.0, 2)`` are two keys).
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ import enum
 import functools
 import sys
 import types
-from collections.abc import Hashable, Iterator, Mapping
+import weakref
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 import jax
@@ -68,6 +75,69 @@ def _compares_by_identity(value: object) -> bool:
     return type(value).__eq__ is object.__eq__
 
 
+def _hashes_by_identity(value: object) -> bool:
+    """True for an instance whose class keeps ``object``'s ``__eq__`` and ``__hash__``:
+    as a key it stands for the object, never for what the object holds."""
+    cls = type(value)
+    return cls.__eq__ is object.__eq__ and cls.__hash__ is object.__hash__
+
+
+_WRAPPER_FOUND: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def _held_by_a_module(value: object) -> bool:
+    """True when some imported module holds ``value`` at its top level (looked up once per object).
+
+    A wrapper (``batched = jax.vmap(jnp.dot)`` at module level) copies the name and
+    module of what it wraps, so it is not found under its own ``__module__``.
+    """
+    try:
+        return _WRAPPER_FOUND[value]
+    except (KeyError, TypeError):
+        pass
+    found = False
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if isinstance(namespace, dict) and any(candidate is value for candidate in list(namespace.values())):
+            found = True
+            break
+    try:
+        _WRAPPER_FOUND[value] = found
+    except TypeError:
+        pass
+    return found
+
+
+def wrapper_origin(value: types.FunctionType) -> str | None:
+    """``jax.vmap(dot)`` for a function a transformation or decorator built around another
+    (it has ``__wrapped__`` and its code is a closure of the builder), else None."""
+    wrapped = getattr(value, "__wrapped__", None)
+    if wrapped is None:
+        return None
+    code_names = [value.__code__.co_qualname]
+    for cell in value.__closure__ or ():
+        try:
+            inner = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(inner, types.FunctionType):
+            code_names.append(inner.__code__.co_qualname)
+    builders = [name.split(".<locals>")[0] for name in code_names if ".<locals>" in name]
+    builders = [b for b in builders if b != "api_boundary"] or builders
+    if not builders:
+        return None
+    module = value.__globals__.get("__name__", "")
+    for closure in value.__closure__ or ():
+        try:
+            inner = closure.cell_contents
+        except ValueError:
+            continue
+        if isinstance(inner, types.FunctionType) and inner.__code__.co_qualname.startswith(builders[0] + "."):
+            module = inner.__globals__.get("__name__", module)
+    package = "jax" if module == "jax" or module.startswith("jax.") else module
+    return f"{package}.{builders[0]}({describe(wrapped)})"
+
+
 def describe(value: object) -> str:
     """A short name of a callable or value for messages (``Trainer.step``, ``partial(scale)``)."""
     if isinstance(value, functools.partial):
@@ -96,6 +166,12 @@ def callable_problem(value: object) -> tuple[Rule, dict[str, object]] | None:
         if value.__name__ == "<lambda>":
             return rules.LAMBDA, {"subject": describe(value)}
         if "<locals>" in value.__qualname__ or not findable(value):
+            origin = wrapper_origin(value)
+            if origin is not None:
+                if _held_by_a_module(value):
+                    return None
+                transformation = origin.split("(")[0]
+                return rules.TRANSFORMATION_REBUILT, {"subject": origin, "transformation": transformation}
             return rules.NESTED_FUNCTION, {"subject": value.__qualname__}
     return None
 
@@ -204,12 +280,260 @@ def key_problems(value: object, path: str, *, callable_position: bool = False) -
         return
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
         return
-    if _compares_by_identity(value) and not findable(value):
-        kind = type(value).__qualname__
-        if callable_position or callable(value):
+    if not _compares_by_identity(value):
+        return
+    kind = type(value).__qualname__
+    if callable_position or callable(value):
+        if not findable(value):
             yield KeyProblem(path, rules.IDENTITY_CALLABLE, {"subject": path, "type": kind})
-        else:
-            yield KeyProblem(path, rules.IDENTITY_VALUE, {"subject": f"`{path}`", "type": kind})
+    elif _hashes_by_identity(value) or not findable(value):
+        # Even a module-level object: the key stands for the object, not for what it
+        # holds, so a change to its attributes would never reach the compiled program.
+        yield KeyProblem(path, rules.IDENTITY_VALUE, {"subject": f"`{path}`", "type": kind})
 
 
-__all__ = ["KeyProblem", "callable_problem", "describe", "findable", "is_array", "key_problems"]
+# ---- type-strict keys -------------------------------------------------------------------
+
+
+class _Tag:
+    """A marker heading the key of a container, so no leaf's key can equal it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+_TUPLE = _Tag("tuple")
+_LIST = _Tag("list")
+_SET = _Tag("set")
+_MAP = _Tag("map")
+_ORDERED = _Tag("ordered")
+_FIELDS = _Tag("fields")
+
+
+class ArrayKey:
+    """An array's part of a key: equal to an array of the same type, shape, dtype and
+    elements; a tracer only to itself. Never hashes (arrays are data, not static keys),
+    and comparing never raises."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ArrayKey):
+            return NotImplemented
+        a, b = self.array, other.array
+        if a is b:
+            return True
+        if type(a) is not type(b) or isinstance(a, jax.core.Tracer):
+            return False
+        try:
+            return bool(a.shape == b.shape and a.dtype == b.dtype and np.array_equal(np.asarray(a), np.asarray(b)))
+        except Exception:  # deleted buffers, arrays spread over devices that cannot be read back
+            return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ArrayKey({type(self.array).__name__} {getattr(self.array, 'dtype', '?')}{list(getattr(self.array, 'shape', ()))})"
+
+
+def _itself(value: Any) -> Any:
+    return value
+
+
+def _tagged(value: Any) -> Any:
+    return (type(value), value)
+
+
+def _tuple(value: Any) -> Any:
+    return (_TUPLE, type(value), *map(strict_key, value))
+
+
+def _list(value: Any) -> Any:
+    return (_LIST, type(value), [strict_key(item) for item in value])
+
+
+def _set(value: Any) -> Any:
+    try:
+        items: Any = frozenset(map(strict_key, value))
+    except TypeError:  # an unhashable member: the key does not hash either
+        items = [strict_key(item) for item in value]
+    return (_SET, type(value), items)
+
+
+def _ordered(value: Any) -> Any:
+    parts: list[Any] = [_ORDERED, type(value)]
+    for key, item in value.items():
+        parts.append(strict_key(key))
+        parts.append(strict_key(item))
+    return tuple(parts)
+
+
+def _mapping(value: Any) -> Any:
+    return (_MAP, type(value), {strict_key(key): strict_key(item) for key, item in value.items()})
+
+
+def _hashable_mapping(value: Any) -> Any:
+    try:
+        return (_MAP, type(value), frozenset((strict_key(key), strict_key(item)) for key, item in value.items()))
+    except TypeError:
+        return _mapping(value)
+
+
+def _fields(value: Any) -> Any:
+    return (_FIELDS, type(value), *[strict_key(getattr(value, f.name)) for f in dataclasses.fields(value) if f.compare])
+
+
+def _array(value: Any) -> Any:
+    return ArrayKey(value)
+
+
+_KINDS: dict[type, Callable[[Any], Any]] = {
+    str: _itself,
+    int: _tagged,
+    float: _tagged,
+    bool: _tagged,
+    complex: _tagged,
+    bytes: _tagged,
+    type(None): _itself,
+    tuple: _tuple,
+    list: _list,
+    dict: _mapping,
+    frozenset: _set,
+    set: _set,
+    types.FunctionType: _itself,
+    types.BuiltinFunctionType: _itself,
+}
+
+_STRICT_THEMSELVES: tuple[type, ...] = ()
+"""Classes whose own equality is type-strict (`Frozen`, `ValuePartial`, `OrderedMap`), registered by them."""
+
+
+def compares_strictly(cls: type) -> type:
+    """Register ``cls`` as a class whose own ``==`` is type-strict: its instances are their own keys."""
+    global _STRICT_THEMSELVES
+    _STRICT_THEMSELVES = (*_STRICT_THEMSELVES, cls)
+    _KINDS.clear()
+    _KINDS.update(_BASE_KINDS)
+    return cls
+
+
+def _kind_of(cls: type) -> Callable[[Any], Any]:
+    from jitcheck.core.frozen import OrderedMap
+
+    if issubclass(cls, OrderedMap):
+        return _ordered
+    if any(issubclass(cls, base) and getattr(cls, "__eq__") is getattr(base, "__eq__") for base in _STRICT_THEMSELVES):
+        return _itself
+    if issubclass(cls, (np.ndarray, jax.Array, jax.core.Tracer)):
+        return _array
+    if cls.__eq__ is object.__eq__:
+        return _itself  # compared by identity: equal only to itself, whatever its type
+    if issubclass(cls, tuple):
+        return _tuple
+    if issubclass(cls, (frozenset, set)):
+        return _set
+    if issubclass(cls, list):
+        return _list
+    if issubclass(cls, Mapping):
+        return _hashable_mapping if cls.__hash__ is not None else _mapping
+    if dataclasses.is_dataclass(cls):
+        params = getattr(cls, "__dataclass_params__", None)
+        if params is not None and params.eq:
+            return _fields
+    return _tagged
+
+
+_BASE_KINDS = dict(_KINDS)
+
+
+def strict_key(value: Any) -> Any:
+    """The key ``value`` compares by, type-strictly, as ``jax.jit`` compares static values.
+
+    Numbers, bytes and other leaves become ``(type, value)``; tuples, lists,
+    sets, mappings and dataclasses compared by their fields are walked, their own
+    types kept; strings, objects compared by identity and jitcheck's own records
+    (already type-strict) stand for themselves; arrays become an `ArrayKey`. Two
+    values are the same key when their keys are equal: ``2``, ``2.0``, ``True``,
+    ``np.int32(2)`` are four keys, ``(1, 2)`` and ``(1.0, 2)`` two. The key hashes
+    exactly when the value does.
+    """
+    cls = type(value)
+    kind = _KINDS.get(cls)
+    if kind is None:
+        kind = _KINDS[cls] = _kind_of(cls)
+    return kind(value)
+
+
+def keys_equal(a: Any, b: Any) -> bool:
+    """``a == b`` for two keys, never raising: a comparison that fails is unequal."""
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+class Strict:
+    """A value that compares by its :func:`strict_key` and prints as the value.
+
+    ``Strict(2) == 2`` and ``Strict(2) == Strict(2)``, but ``Strict(2) != 2.0``. It
+    hashes as the value does (``2``, ``2.0`` and ``True`` share a hash bucket and
+    stay apart by equality), so equal means equal hash with wrapped and plain
+    values alike.
+    """
+
+    __slots__ = ("value", "key", "_hash")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.key = strict_key(value)
+        self._hash: int | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Strict):
+            return keys_equal(self.key, other.key)
+        return keys_equal(self.key, strict_key(other))
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(self.value)
+        return self._hash
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def strict(value: Any) -> Any:
+    """``value`` itself when its own ``==`` is type-strict (a str, an object compared by
+    identity, a jitcheck record), else a `Strict` wrapper: a dictionary key that keeps
+    ``2``, ``2.0`` and ``True`` apart."""
+    cls = type(value)
+    kind = _KINDS.get(cls)
+    if kind is None:
+        kind = _KINDS[cls] = _kind_of(cls)
+    return value if kind is _itself else Strict(value)
+
+
+__all__ = [
+    "ArrayKey",
+    "KeyProblem",
+    "Strict",
+    "callable_problem",
+    "compares_strictly",
+    "describe",
+    "findable",
+    "is_array",
+    "key_problems",
+    "keys_equal",
+    "strict",
+    "strict_key",
+]

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable, Mapping
+from types import FunctionType
 from typing import Any, Generic, TypeVar
+
+from jitcheck.core.keys import compares_strictly, keys_equal, strict_key
 
 R = TypeVar("R")
 
@@ -22,16 +25,20 @@ class ValuePartial(Generic[R]):
     ``functools.partial``. Two ``ValuePartial`` are equal when their functions are
     equal and their positional and keyword arguments are equal (keyword order does
     not matter); the hash follows, so it is a valid node body and static argument
-    as long as its arguments are hashable. Nested ``ValuePartial`` of the same
-    function are flattened, as ``functools.partial`` does.
+    as long as its arguments are hashable. Arguments compare type-strictly, as
+    ``jax.jit`` compares static values: ``ValuePartial(f, 2)`` and
+    ``ValuePartial(f, 2.0)`` are two keys (see :func:`jitcheck.core.keys.strict_key`).
+    Nested ``ValuePartial`` of the same function are flattened, as
+    ``functools.partial`` does.
     """
 
-    __slots__ = ("func", "args", "keywords", "_hash", "__weakref__")
+    __slots__ = ("func", "args", "keywords", "_hash", "_strict", "__weakref__")
 
     func: Callable[..., R]
     args: tuple[Any, ...]
     keywords: Mapping[str, Any]
     _hash: int | None
+    _strict: tuple[Any, ...] | None
 
     def __init__(self, func: Callable[..., R], /, *args: Any, **keywords: Any) -> None:
         if not callable(func):
@@ -44,6 +51,7 @@ class ValuePartial(Generic[R]):
         object.__setattr__(self, "args", tuple(args))
         object.__setattr__(self, "keywords", types.MappingProxyType(dict(sorted(keywords.items()))))
         object.__setattr__(self, "_hash", None)
+        object.__setattr__(self, "_strict", None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"ValuePartial is immutable; cannot set {name!r}")
@@ -52,19 +60,30 @@ class ValuePartial(Generic[R]):
         return self.func(*self.args, *args, **{**self.keywords, **keywords})
 
     def _key(self) -> tuple[Any, ...]:
-        return (self.func, self.args, tuple(self.keywords.items()))
+        """The type-strict key: the function, the arguments and the keywords, each by :func:`strict_key`."""
+        key: tuple[Any, ...] | None = self._strict
+        if key is None:
+            func, args = self.func, self.args
+            parts: list[Any] = [type(self), func if type(func) is FunctionType else strict_key(func), strict_key(args) if args else ()]
+            for name, value in self.keywords.items():
+                parts.append(name)
+                kind = type(value)
+                parts.append(value if kind is str else (kind, value) if kind is float or kind is int else strict_key(value))
+            key = tuple(parts)
+            object.__setattr__(self, "_strict", key)
+        return key
 
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
         if not isinstance(other, ValuePartial):
             return NotImplemented
-        return bool(self._key() == other._key())
+        return keys_equal(self._key(), other._key())
 
     def __hash__(self) -> int:
         cached: int | None = self._hash
         if cached is None:
-            cached = hash((ValuePartial, *self._key()))
+            cached = hash(self._key())
             object.__setattr__(self, "_hash", cached)
         return cached
 
@@ -76,6 +95,9 @@ class ValuePartial(Generic[R]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (self.func, self.args, dict(self.keywords)))
+
+
+compares_strictly(ValuePartial)
 
 
 def _rebuild(func: Callable[..., Any], args: tuple[Any, ...], keywords: dict[str, Any]) -> ValuePartial[Any]:

@@ -9,19 +9,24 @@ with `ReturnedUnlike`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
 import jax
 import jax.tree_util
 import numpy as np
 
-from jitcheck import rules
+from jitcheck.core.checking import PerLevel
 from jitcheck.core.frozen import Frozen, OrderedMap, frozen_map
-from jitcheck.core.graphs import CallableGraph, split_outputs, values_problem
+from jitcheck.core.graphs import (
+    CallableGraph,
+    split_outputs,
+    trace_failure,
+    values_problem,
+)
 from jitcheck.core.keys import is_array
 from jitcheck.core.names import N, V
-from jitcheck.core.violations import Refused, Violation, node_name, refusal, violation
+from jitcheck.core.violations import Refused, Violation, node_name, refusal
 
 G = TypeVar("G", bound=CallableGraph[Any, Any])
 
@@ -51,7 +56,7 @@ class GraphWithValues(Frozen, Generic[G, V]):
     graph: G
     values: Mapping[V, Any]
 
-    checks: ClassVar[tuple[Callable[[Any], Iterable[Violation]], ...]] = (check_values_cover_inputs,)
+    checks: ClassVar[PerLevel[tuple[Callable[[Any], object], ...]]] = (check_values_cover_inputs,)
 
     def __post_init__(self) -> None:
         if not isinstance(self.graph, CallableGraph):
@@ -148,20 +153,10 @@ def trace_graph(valued: GraphWithValues[CallableGraph[Any, Any], Any]) -> _Resul
             args = [env[place] for place in node.inputs]
             try:
                 result = node.body(*args, **node.settings)
+            except Refused:
+                raise
             except Exception as error:
-                arg_shapes = ", ".join(f"{p!r}: {_short(shape_of(a))}" for p, a in zip(node.inputs, args))
-                raise _BodyFailed(
-                    violation(
-                        rules.TRACE_FAILED,
-                        graph=path,
-                        node=label,
-                        leaf="body",
-                        cause=error,
-                        name=node_name(path, label),
-                        shapes="{" + arg_shapes + "}",
-                        error=f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}",
-                    )
-                ) from error
+                raise _BodyFailed(trace_failure(path, label, node, args, error)) from error
             for place, value in zip(node.outputs, split_outputs(node, result, label, path)):
                 env[place] = value
                 shapes[place] = _computed_shape(value)
@@ -177,13 +172,15 @@ def trace_graph(valued: GraphWithValues[CallableGraph[Any, Any], Any]) -> _Resul
     return _Result(closed, OrderedMap((place, shapes[place]) for place in ordered))
 
 
-def _short(shape: Any) -> str:
+def short_shape(value: Any) -> str:
+    """``value``'s shapes in brief for messages: ``float32[3, 4]`` per array leaf."""
+
     def leaf(x: Any) -> Any:
         if isinstance(x, jax.ShapeDtypeStruct):
             return f"{x.dtype}{list(x.shape)}"
         return x
 
-    return str(jax.tree_util.tree_map(leaf, shape))
+    return str(jax.tree_util.tree_map(leaf, shape_of(value)))
 
 
 def check_traced_callable(traced: Traced[Any, Any]) -> Iterator[Violation]:
@@ -213,7 +210,7 @@ class Traced(Frozen, Generic[N, V]):
 
     valued: GraphWithValues[CallableGraph[N, V], V]
 
-    checks: ClassVar[tuple[Callable[[Any], Iterable[Violation]], ...]] = (check_traced_callable, check_traces)
+    checks: ClassVar[PerLevel[tuple[Callable[[Any], object], ...]]] = (check_traced_callable, check_traces)
 
     def __post_init__(self) -> None:
         if not isinstance(self.valued, GraphWithValues):
@@ -247,4 +244,15 @@ def input_specs(values: Mapping[Any, Any]) -> OrderedMap[Any, Any]:
     return OrderedMap((place, shape_of(value)) for place, value in values.items())
 
 
-__all__ = ["GraphWithValues", "Traced", "input_specs", "shape_dtype", "shape_of", "trace_graph"]
+__all__ = [
+    "GraphWithValues",
+    "Traced",
+    "check_traced_callable",
+    "check_traces",
+    "check_values_cover_inputs",
+    "input_specs",
+    "shape_dtype",
+    "shape_of",
+    "short_shape",
+    "trace_graph",
+]

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
-from jitcheck.rules import RETURNED_UNLIKE, TRACE_FAILED, Rule
+from jitcheck.rules import LABEL_BOUND, RETURNED_UNLIKE, TRACE_FAILED, VALUES_UNLIKE_INPUTS, Rule
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,9 +144,26 @@ class TraceFailed(Refused):
     """A node body failed when traced at the shapes handed in; the cause is chained."""
 
 
+class ValuesUnlike(Refused, KeyError):
+    """The values handed to a graph do not name exactly its free inputs (JC404).
+
+    Also a ``KeyError`` (a value is looked up by place), for code that catches one;
+    unlike a plain ``KeyError`` it prints its message as written.
+    """
+
+    def __str__(self) -> str:
+        return Exception.__str__(self)
+
+
+class LabelRefused(Refused, TypeError):
+    """A label or place that does not hash (JC301); also a ``TypeError``, what Python raises for one."""
+
+
 ERRORS_BY_RULE: dict[str, type[Refused]] = {
     TRACE_FAILED.code: TraceFailed,
     RETURNED_UNLIKE.code: ReturnedUnlike,
+    VALUES_UNLIKE_INPUTS.code: ValuesUnlike,
+    LABEL_BOUND.code: LabelRefused,
 }
 
 

@@ -46,11 +46,26 @@ def imported_modules(package: str) -> list[str]:
     return sorted(name for name in list(sys.modules) if name == package or name.startswith(prefix))
 
 
+def default_conf() -> BeartypeConf:
+    """beartype's configuration when the user gives none: its defaults, with ``is_pep484_tower=True``.
+
+    PEP 484 lets an ``int`` stand for a ``float`` (and an ``int`` or ``float`` for a
+    ``complex``); Python, mypy and jax accept ``scale(x, 2)`` for ``factor: float``.
+    beartype's own default refuses it, which would make debug mode fail programs
+    that are correct.
+    """
+    from beartype import BeartypeConf
+
+    return BeartypeConf(is_pep484_tower=True)
+
+
 def install_import_hook(packages: str | Iterable[str], *, conf: BeartypeConf | None = None) -> None:
     """Type-check ``packages`` (a name or several) with beartype as they are imported.
 
-    ``conf`` is the ``beartype.BeartypeConf`` the checks run under (beartype's default
-    when None). Raises `HookTooLate` if one of the packages was already imported
+    ``conf`` is the ``beartype.BeartypeConf`` the checks run under. When None, it is
+    `default_conf`: beartype's defaults with PEP 484's implicit numeric tower, so an
+    ``int`` passes for a ``float`` parameter as it does in Python (debug mode must
+    not kill a program that runs without it). A conf of the user's own is used as it is. Raises `HookTooLate` if one of the packages was already imported
     (nothing is installed then), and ``ValueError`` if a package was hooked before
     under another configuration. Installing the same hook twice does nothing.
     """
@@ -60,7 +75,7 @@ def install_import_hook(packages: str | Iterable[str], *, conf: BeartypeConf | N
     names = package_names(packages, "install_import_hook")
     if not names:
         raise ValueError("install_import_hook needs at least one package name, e.g. install_import_hook('mypkg')")
-    config = BeartypeConf() if conf is None else conf
+    config = default_conf() if conf is None else conf
     if not isinstance(config, BeartypeConf):
         raise TypeError(f"install_import_hook conf must be a beartype.BeartypeConf, got {type(conf).__name__}")
     todo = []
@@ -87,4 +102,4 @@ def hooked_packages() -> dict[str, BeartypeConf]:
     return dict(_HOOKED)
 
 
-__all__ = ["HookTooLate", "hooked_packages", "imported_modules", "install_import_hook"]
+__all__ = ["HookTooLate", "default_conf", "hooked_packages", "imported_modules", "install_import_hook"]

@@ -1,7 +1,9 @@
 """Debug mode on and off: beartype on the user's packages, every graph checked in full and traced, retraces watched.
 
-`enable` does four things: it installs the beartype import hook for the named
-packages (refused with `HookTooLate` if one is already imported); it makes
+`enable` does five things: it installs the beartype import hook for the named
+packages (refused with `HookTooLate` if one is already imported); it makes every
+``jax.jit``, ``jax.pmap`` and ``eqx.filter_jit`` of those packages report its
+compiles (`jitcheck.debug.compiles`); it makes
 ``unchecked(...)`` run every check anyway (``jitcheck.core.checking.force_checks``);
 it traces every `GraphWithValues` as it is built and records every graph's shapes
 (``construction_hooks``); and it watches every owner that reports its traces
@@ -45,6 +47,9 @@ def enable(
         from jitcheck.debug.hook import install_import_hook
 
         install_import_hook(names, conf=conf)
+    from jitcheck.debug import compiles
+
+    compiles.install(names)
     from jitcheck.core import checking
     from jitcheck.debug import records
     from jitcheck.debug.retrace import TRACKER, Policy
@@ -79,6 +84,9 @@ def disable() -> None:
     from jitcheck.debug import records
     from jitcheck.debug.retrace import TRACKER
 
+    from jitcheck.debug import compiles
+
+    compiles.uninstall()
     checking.force_checks = False
     while records.on_construction in checking.construction_hooks:
         checking.construction_hooks.remove(records.on_construction)

@@ -10,15 +10,19 @@ built and the shape and dtype of every place.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import itertools
 import sys
+import threading
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import jax
 import jax.tree_util
 
 from jitcheck.core.graphs import CallableGraph
-from jitcheck.core.traced import GraphWithValues, Traced
+from jitcheck.core.traced import GraphWithValues, Traced, shape_of
 from jitcheck.core.violations import Refused
 from jitcheck.debug.location import Location, user_frame
 
@@ -66,7 +70,11 @@ class GraphRecord:
 
     ``kind`` is ``"traced"`` for a graph with example values (traced at once),
     ``"failed"`` for one whose trace failed (the error says why), or ``"checked"``
-    for a graph built with no values to trace it at (checked only).
+    for a graph built with no values to trace it at (checked only). A graph built
+    again, equal (and, when traced, at the same shapes), at the same line is folded
+    into one record: ``count`` says how many times it was built. ``same_as`` is
+    the location of an equal graph that was traced, for a checked-only graph the
+    report lists as traced because of it.
     """
 
     kind: str
@@ -76,6 +84,15 @@ class GraphRecord:
     places: tuple[PlaceShape, ...]
     subject: Any = dataclasses.field(compare=False, repr=False)
     graph: Any = dataclasses.field(compare=False, repr=False)
+    count: int = dataclasses.field(default=1, compare=False)
+    serial: int = dataclasses.field(default=0, compare=False, repr=False)
+    same_as: Location | None = dataclasses.field(default=None, compare=False)
+    others: tuple[Any, ...] = dataclasses.field(default=(), compare=False, repr=False)
+    """Up to `OTHERS_KEPT` later objects folded into this record (so a report can still name them)."""
+
+    def subjects(self) -> tuple[Any, ...]:
+        """The first object recorded and the later ones kept in `others`."""
+        return (self.subject, *self.others)
 
     @property
     def module(self) -> str:
@@ -84,28 +101,117 @@ class GraphRecord:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of this record (without the objects)."""
-        return {
+        found: dict[str, Any] = {
             "kind": self.kind,
             "type": self.type_name,
             "location": None if self.location is None else self.location.to_json(),
             "nodes": self.nodes,
             "places": [p.to_json() for p in self.places],
+            "count": self.count,
         }
+        if self.same_as is not None:
+            found["same_as"] = self.same_as.to_json()
+        return found
 
 
-_RECORDS: list[GraphRecord] = []
-_TRACED: dict[int, GraphRecord] = {}
+KEPT = 1024
+"""The most distinct graph records kept (the oldest first out); equal rebuilt graphs fold into one."""
+
+_TRACED_KEPT = 256
+"""The most (graph, shapes) pairs remembered as traced, so an equal graph built again is not traced again."""
+
+_lock = threading.Lock()
+_RECORDS: collections.OrderedDict[Hashable, GraphRecord] = collections.OrderedDict()
+_TRACED: collections.OrderedDict[Hashable, GraphRecord] = collections.OrderedDict()
+"""(graph, shapes of its values) -> the record of its trace: equal graphs at equal shapes trace alike."""
+_JUST_TRACED: collections.OrderedDict[int, GraphWithValues[Any, Any]] = collections.OrderedDict()
+"""The last few GraphWithValues traced here, by id (held, so an id is not reused meanwhile)."""
+_serial = itertools.count(1)
+_stats = {"dropped": 0}
 
 
 def graph_records() -> list[GraphRecord]:
-    """Every graph recorded so far in this process, in the order they were built."""
-    return list(_RECORDS)
+    """Every distinct graph recorded so far in this process (at most `KEPT`), in the order they were first built."""
+    with _lock:
+        return list(_RECORDS.values())
+
+
+def mark() -> int:
+    """A mark to pass to `records_since`: records first made after this call have a higher serial."""
+    with _lock:
+        return next(_serial)
+
+
+def records_since(mark_: int) -> list[GraphRecord]:
+    """The records first made after `mark` returned ``mark_`` (folded ones included when first made then)."""
+    return [r for r in graph_records() if r.serial > mark_]
+
+
+def dropped() -> int:
+    """How many distinct records were dropped to keep at most `KEPT`."""
+    return _stats["dropped"]
 
 
 def clear_records() -> None:
     """Forget the recorded graphs."""
-    _RECORDS.clear()
-    _TRACED.clear()
+    with _lock:
+        _RECORDS.clear()
+        _TRACED.clear()
+        _JUST_TRACED.clear()
+        _stats["dropped"] = 0
+
+
+def _identity(graph: Any) -> Hashable:
+    """The graph by value when it hashes (a graph is a cache key), else by identity."""
+    try:
+        hash(graph)
+    except TypeError:
+        return ("id", id(graph))
+    return graph
+
+
+OTHERS_KEPT = 8
+
+
+def _fold(key: Hashable, make: Callable[[], GraphRecord], subject: Any) -> GraphRecord:
+    """Count one more build of the record under ``key``, or keep a new one (dropping the oldest past `KEPT`)."""
+    with _lock:
+        found = _RECORDS.get(key)
+        if found is not None:
+            others = found.others
+            if len(others) < OTHERS_KEPT and all(subject is not kept for kept in found.subjects()):
+                others = (*others, subject)
+            found = dataclasses.replace(found, count=found.count + 1, others=others)
+            _RECORDS[key] = found
+            return found
+        record = dataclasses.replace(make(), serial=next(_serial))
+        _RECORDS[key] = record
+        while len(_RECORDS) > KEPT:
+            _RECORDS.popitem(last=False)
+            _stats["dropped"] += 1
+        return record
+
+
+def _remember(store: collections.OrderedDict[Any, Any], key: Any, value: Any, limit: int) -> None:
+    with _lock:
+        store[key] = value
+        store.move_to_end(key)
+        while len(store) > limit:
+            store.popitem(last=False)
+
+
+def values_key(valued: GraphWithValues[Any, Any]) -> Hashable | None:
+    """The graph and the shapes its values give it: equal keys trace alike (None when a value does not hash)."""
+    try:
+        parts = []
+        for place, value in valued.values.items():
+            leaves, tree = jax.tree_util.tree_flatten(shape_of(value))
+            parts.append((place, tree, tuple((type(leaf), leaf) for leaf in leaves)))
+        key = (_identity(valued.graph), tuple(parts))
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def place_shapes(traced: Traced[Any, Any]) -> tuple[PlaceShape, ...]:
@@ -125,48 +231,57 @@ def place_shapes(traced: Traced[Any, Any]) -> tuple[PlaceShape, ...]:
     return tuple(rows)
 
 
+def _where() -> Location | None:
+    return user_frame(sys._getframe(2))
+
+
 def _record_traced(traced: Traced[Any, Any]) -> None:
     valued = traced.valued
-    if id(valued) in _TRACED:
-        return
-    record = GraphRecord(
-        kind="traced",
-        type_name=type(valued.graph).__name__,
-        location=user_frame(sys._getframe()),
-        nodes=len(valued.graph.graph.flat()),
-        places=place_shapes(traced),
-        subject=valued,
-        graph=valued.graph,
+    with _lock:
+        if id(valued) in _JUST_TRACED and _JUST_TRACED[id(valued)] is valued:
+            return
+    location = _where()
+    places = place_shapes(traced)
+    graph = valued.graph
+    record = _fold(
+        ("traced", type(graph).__name__, location, _identity(graph), places),
+        lambda: GraphRecord("traced", type(graph).__name__, location, len(graph.graph.flat()), places, valued, graph),
+        valued,
     )
-    _TRACED[id(valued)] = record
-    _RECORDS.append(record)
+    _remember(_JUST_TRACED, id(valued), valued, 16)
+    key = values_key(valued)
+    if key is not None:
+        _remember(_TRACED, key, record, _TRACED_KEPT)
 
 
 def _record_failed(valued: GraphWithValues[Any, Any]) -> None:
-    record = GraphRecord(
-        kind="failed",
-        type_name=type(valued.graph).__name__,
-        location=user_frame(sys._getframe()),
-        nodes=len(valued.graph.graph.flat()),
-        places=(),
-        subject=valued,
-        graph=valued.graph,
+    location = _where()
+    graph = valued.graph
+    _fold(
+        ("failed", type(graph).__name__, location, _identity(graph), values_key(valued) or ("id", id(valued))),
+        lambda: GraphRecord("failed", type(graph).__name__, location, len(graph.graph.flat()), (), valued, graph),
+        valued,
     )
-    _TRACED[id(valued)] = record
-    _RECORDS.append(record)
+    _remember(_JUST_TRACED, id(valued), valued, 16)
 
 
 def _record_checked(graph: CallableGraph[Any, Any]) -> None:
-    _RECORDS.append(
-        GraphRecord(
-            kind="checked",
-            type_name=type(graph).__name__,
-            location=user_frame(sys._getframe()),
-            nodes=len(graph.graph.flat()),
-            places=(),
-            subject=graph,
-            graph=graph,
-        )
+    location = _where()
+    _fold(
+        ("checked", type(graph).__name__, location, _identity(graph)),
+        lambda: GraphRecord("checked", type(graph).__name__, location, len(graph.graph.flat()), (), graph, graph),
+        graph,
+    )
+
+
+def _record_equal(valued: GraphWithValues[Any, Any], traced: GraphRecord) -> None:
+    """A graph equal to one traced at the same shapes: counted under its own line, not traced again."""
+    location = _where()
+    graph = valued.graph
+    _fold(
+        ("traced", type(graph).__name__, location, _identity(graph), traced.places),
+        lambda: GraphRecord("traced", type(graph).__name__, location, traced.nodes, traced.places, valued, graph),
+        valued,
     )
 
 
@@ -174,13 +289,26 @@ def on_construction(obj: object) -> None:
     """The construction hook: trace every `GraphWithValues` at once, record every graph.
 
     A body failing at the given shapes raises `TraceFailed` (a `Refused`) from the
-    constructor, with a note saying debug mode traced it.
+    constructor, with a note saying debug mode traced it. A graph equal to one
+    already traced at the same shapes is not traced again (the trace would be the
+    same): it is counted, so a loop that rebuilds its graph every step costs a
+    hash and a lookup per step, and its records stay one per line of code.
     """
     if isinstance(obj, Traced):
         _record_traced(obj)
     elif isinstance(obj, GraphWithValues):
-        if id(obj) in _TRACED:
-            return
+        with _lock:
+            if _JUST_TRACED.get(id(obj)) is obj:
+                return
+        key = values_key(obj)
+        if key is not None:
+            with _lock:
+                earlier = _TRACED.get(key)
+                if earlier is not None:
+                    _TRACED.move_to_end(key)
+            if earlier is not None:
+                _record_equal(obj, earlier)
+                return
         try:
             Traced(obj)
         except Refused as error:
@@ -192,9 +320,31 @@ def on_construction(obj: object) -> None:
 
 
 def untraced(found: list[GraphRecord]) -> list[GraphRecord]:
-    """The checked-only records among ``found`` whose graph no traced (or failed) record covers."""
-    covered = {id(r.graph) for r in found if r.kind != "checked"}
-    return [r for r in found if r.kind == "checked" and id(r.graph) not in covered]
+    """The checked-only records among ``found`` whose graph no traced (or failed) record covers, by value."""
+    covered = {_identity(r.graph) for r in found if r.kind != "checked"}
+    return [r for r in found if r.kind == "checked" and _identity(r.graph) not in covered]
 
 
-__all__ = ["GraphRecord", "PlaceShape", "clear_records", "on_construction", "place_shapes", "graph_records", "untraced"]
+def traced_equal(record: GraphRecord, found: list[GraphRecord]) -> GraphRecord | None:
+    """A traced (or failed) record among ``found`` whose graph equals ``record``'s (a checked-only one), or None."""
+    if record.kind != "checked":
+        return None
+    identity = _identity(record.graph)
+    return next((r for r in found if r.kind != "checked" and _identity(r.graph) == identity), None)
+
+
+__all__ = [
+    "KEPT",
+    "GraphRecord",
+    "PlaceShape",
+    "clear_records",
+    "dropped",
+    "graph_records",
+    "mark",
+    "on_construction",
+    "place_shapes",
+    "records_since",
+    "traced_equal",
+    "untraced",
+    "values_key",
+]

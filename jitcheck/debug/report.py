@@ -103,6 +103,7 @@ class ImportReport:
     packages: tuple[str, ...]
     modules: list[ModuleReport]
     retraces: list[Any]
+    compiles: list[Any] = dataclasses.field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:
@@ -122,6 +123,15 @@ class ImportReport:
             "beartype_packages": list(self.packages),
             "modules": [m.to_json() for m in self.modules],
             "retraces": [r.to_json() for r in self.retraces],
+            "compiles": [
+                {
+                    "transformation": c.transformation,
+                    "function": c.function,
+                    "location": None if c.location is None else {**c.location.to_json(), "file": _shown_path(c.location.file)},
+                    "count": c.count,
+                }
+                for c in self.compiles
+            ],
             "summary": {
                 "modules": len(self.modules),
                 "graphs_traced": sum(1 for r in graphs if r.kind == "traced"),
@@ -212,6 +222,11 @@ def findings_of(error: BaseException) -> list[Finding]:
         ]
     if type(error).__module__.startswith("beartype"):
         return [_beartype_finding(error, location, detail)]
+    from jitcheck.debug.unhashable import explain
+
+    label = explain(error)
+    if label is not None:
+        return [Finding(label.rule.code, label.message, label.help, None, location, detail)]
     text = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
     rule = rules.IMPORT_FAILED
     return [Finding(rule.code, rule.format(error=text), rule.format_help(), None, location, detail)]
@@ -276,8 +291,8 @@ def collect(
     packages of the targets; none when ``beartype`` is False).
     """
     from jitcheck.debug.mode import enable
-    from jitcheck.debug.records import graph_records
-    from jitcheck.debug.retrace import retrace_reports
+    from jitcheck.debug.records import mark, records_since
+    from jitcheck.debug.retrace import retrace_mark, retrace_reports_since
 
     resolved = [resolve(t) for t in targets]
     for _, folder in resolved:
@@ -288,7 +303,7 @@ def collect(
     if beartype:
         hooked = package_names(packages, _PROG) if packages is not None else tuple(dict.fromkeys(n.split(".")[0] for n in names))
     enable(hooked, conf=conf, on_retrace="record")
-    first_retrace = len(retrace_reports())
+    first_retrace = retrace_mark()
     files: dict[str, str | None] = {}
     for name in names:
         for module_name, file in module_names(name):
@@ -297,13 +312,13 @@ def collect(
     tops = {name.split(".")[0] for name in names}
     seen: set[tuple[object, ...]] = set()
     for name in reports:
-        start = len(graph_records())
+        start = mark()
         error: BaseException | None = None
         try:
             importlib.import_module(name)
         except Exception as failure:
             error = failure
-        built = graph_records()[start:]
+        built = records_since(start)
         found = findings_of(error) if error is not None else []
         fresh = [f for f in found if _finding_key(f) not in seen]
         if found and not fresh:
@@ -320,16 +335,13 @@ def collect(
             owner = where.module if where is not None and where.module in reports else name
             reports[owner].findings.append(finding)
     for name, report in reports.items():
-        report.graphs = _without_covered(report.graphs)
         module = sys.modules.get(name)
         report.imported = module is not None
         names_here = _names(module) if module is not None else {}
         if module is not None:
             report.file = getattr(module, "__file__", None) or report.file
-        report.graphs = [
-            (names_here.get(id(r.subject)) or names_here.get(id(r.graph)) or _assigned_name(r), r) for _, r in report.graphs
-        ]
-    return ImportReport(tuple(targets), hooked, list(reports.values()), retrace_reports()[first_retrace:])
+        report.graphs = _without_covered(_named([r for _, r in report.graphs], names_here))
+    return ImportReport(tuple(targets), hooked, list(reports.values()), retrace_reports_since(first_retrace))
 
 
 def from_records(targets: Sequence[str], packages: Sequence[str]) -> ImportReport:
@@ -345,18 +357,61 @@ def from_records(targets: Sequence[str], packages: Sequence[str]) -> ImportRepor
         if report is None:
             report = modules[name] = ModuleReport(name, record.location.file if record.location else None, module is not None)
         names_here = _names(module) if module is not None else {}
-        report.graphs.append((names_here.get(id(record.subject)) or names_here.get(id(record.graph)) or _assigned_name(record), record))
+        report.graphs += _named([record], names_here)
     for report in modules.values():
         report.graphs = _without_covered(report.graphs)
-    return ImportReport(tuple(targets), tuple(packages), list(modules.values()), retrace_reports())
+    from jitcheck.debug.compiles import compile_records
+
+    return ImportReport(tuple(targets), tuple(packages), list(modules.values()), retrace_reports(), compile_records())
+
+
+def _named(found: list[Any], names_here: dict[int, str]) -> list[tuple[str | None, Any]]:
+    """Each record with the module-level name of what it recorded; a folded record's other objects under their own names.
+
+    A graph built again equal at the same line (a factory called twice) is folded
+    into one record; when the module keeps the later one under another name, that
+    name is listed too, as the same record with that object.
+    """
+    named: list[tuple[str | None, Any]] = []
+    for record in found:
+        first = names_here.get(id(record.subject)) or names_here.get(id(record.graph)) or _assigned_name(record)
+        named.append((first, record))
+        for other in record.others:
+            name = names_here.get(id(other))
+            if name is not None and name != first:
+                graph = getattr(other, "graph", other) if record.kind != "checked" else other
+                named.append((name, dataclasses.replace(record, subject=other, graph=graph, count=1, others=())))
+    return named
 
 
 def _without_covered(graphs: list[tuple[str | None, Any]]) -> list[tuple[str | None, Any]]:
-    """The graphs less the checked-only records of graphs that were also traced (listed once, as traced)."""
-    from jitcheck.debug.records import untraced
+    """The graphs, each checked-only graph equal to a traced one listed as traced (once, when nothing names it apart).
 
-    plain = {id(r) for r in untraced([r for _, r in graphs])}
-    return [(name, r) for name, r in graphs if r.kind != "checked" or id(r) in plain]
+    A JitGraph wrapped in GraphWithValues is recorded twice (checked, then traced):
+    it is listed once, as traced. A checked-only graph equal to a graph traced
+    elsewhere, under a name of its own, is listed as traced too, with the shapes of
+    the equal graph and where that one was traced.
+    """
+    from jitcheck.debug.records import traced_equal
+
+    records = [r for _, r in graphs]
+    kept: list[tuple[str | None, Any]] = []
+    for name, record in graphs:
+        equal = traced_equal(record, records)
+        if equal is None:
+            kept.append((name, record))
+        elif equal.kind == "traced" and equal.graph is not record.graph and name is not None and name != _name_of(equal, graphs):
+            kept.append((name, dataclasses.replace(record, kind="traced", places=equal.places, same_as=equal.location)))
+    return kept
+
+
+def _name_of(record: Any, graphs: list[tuple[str | None, Any]]) -> str | None:
+    return next((name for name, r in graphs if r is record), None)
+
+
+def _times(record: Any) -> str:
+    """`` (built N times, equal)`` for a record that folds rebuilt equal graphs."""
+    return f" (built {record.count} times, equal each time)" if record.count > 1 else ""
 
 
 def _shape_text(shape: tuple[int, ...] | None) -> str:
@@ -391,12 +446,16 @@ def render_text(report: ImportReport) -> str:
                 continue
             if record.kind == "checked":
                 lines.append(
-                    f"  {label}: {record.type_name} of {nodes}, built at {at}: checked, not traced "
+                    f"  {label}: {record.type_name} of {nodes}, built at {at}{_times(record)}: checked, not traced "
                     "(no example values; wrap it in GraphWithValues with jax.ShapeDtypeStruct inputs to trace it)"
                 )
                 continue
             traced_total += 1
-            lines.append(f"  {label}: {record.type_name} of {nodes}, traced at {at}")
+            if record.same_as is not None:
+                equal = f"{os.path.basename(record.same_as.file)}:{record.same_as.line}:{record.same_as.column}"
+                lines.append(f"  {label}: {record.type_name} of {nodes}, built at {at}: equal to the graph traced at {equal}, so traced")
+            else:
+                lines.append(f"  {label}: {record.type_name} of {nodes}, traced at {at}{_times(record)}")
             rows = [["place", "role", "shape", "dtype"]]
             rows += [[p.name, p.role, _shape_text(p.shape), p.dtype + (" (weak)" if p.weak_type else "")] for p in record.places]
             lines += _table(rows, "    ")
@@ -406,6 +465,13 @@ def render_text(report: ImportReport) -> str:
             lines += ["  " + line for line in str(finding).splitlines()]
     from jitcheck.debug.retrace import render_collapsed
 
+    if report.compiles:
+        lines.append("")
+        lines.append("compiles of jax.jit / jax.pmap / eqx.filter_jit in your code:")
+        for found in report.compiles:
+            where = found.location
+            at = f"{_shown_path(where.file)}:{where.line}:{where.column}" if where else "<unknown>"
+            lines.append(f"  {at}: {found.transformation} of `{found.function}`: {found.count} compile{'s' if found.count != 1 else ''}")
     for retrace in render_collapsed(report.retraces, _shown_path):
         lines.append("")
         lines.append(retrace)

@@ -140,11 +140,29 @@ class TraceGroup:
     reports: list[RetraceReport] = dataclasses.field(default_factory=list)
     wrappers: Wrappers = dataclasses.field(default_factory=Wrappers)
     tracers: list[Wrappers] = dataclasses.field(default_factory=list)
+    forgotten: int = 0
+    """Traces of keys dropped to keep at most `KEYS_KEPT` keys (still counted in `traces`)."""
 
     @property
     def traces(self) -> int:
         """How many times the owner was traced."""
-        return sum(self.counts)
+        return sum(self.counts) + self.forgotten
+
+    def keep_bounded(self) -> None:
+        """Drop the oldest keys past `KEYS_KEPT` (their traces stay counted) and the oldest reports past `REPORTS_KEPT`."""
+        while len(self.keys) > KEYS_KEPT:
+            self.keys.pop(0)
+            self.forgotten += self.counts.pop(0)
+            self.tracers.pop(0)
+        if len(self.reports) > REPORTS_KEPT:
+            del self.reports[: len(self.reports) - REPORTS_KEPT]
+
+
+KEYS_KEPT = 256
+"""The most distinct cache keys remembered per owner (a retrace is explained against these)."""
+
+REPORTS_KEPT = 1000
+"""The most retrace reports kept, per owner and in all (the oldest first out; `RetraceTracker.total` counts all)."""
 
 
 def _layout(graph: CallableGraph[Any, Any]) -> Hashable:
@@ -170,6 +188,8 @@ class RetraceTracker:
         self.auto = False
         self.default = Policy()
         self.reports: list[RetraceReport] = []
+        self.total = 0
+        """How many retraces were reported, the ones no longer kept included."""
         self._groups: dict[Hashable, TraceGroup] = {}
         self._watched: dict[int, tuple[object, str, Policy]] = {}
         self._warned: set[Hashable] = set()
@@ -203,6 +223,7 @@ class RetraceTracker:
         """Forget every trace and report (not the watched owners)."""
         self._groups.clear()
         self.reports.clear()
+        self.total = 0
         self._warned.clear()
 
     @property
@@ -254,6 +275,9 @@ class RetraceTracker:
             group.keys.append(arguments)
             group.counts.append(1)
             group.tracers.append(Wrappers())
+            if len(group.keys) > KEYS_KEPT:
+                group.keep_bounded()
+                index = len(group.keys) - 1
         rebuilt = False
         if event.wraps is not None:
             # A wrapper that has not traced this key, around a callable another wrapper traced: rebuilt.
@@ -271,7 +295,11 @@ class RetraceTracker:
             changes += found[1] if found is not None else []
         report = RetraceReport(group.name, group.traces, policy.max_traces, tuple(changes or [traced_again()]), user_frame())
         group.reports.append(report)
+        group.keep_bounded()
         self.reports.append(report)
+        self.total += 1
+        if len(self.reports) > REPORTS_KEPT:
+            del self.reports[: len(self.reports) - REPORTS_KEPT]
         if policy.on_retrace == "warn" and report.cause in self._warned:
             return  # the same retrace at the same call, repeated every step: warned once, recorded every time
         self._warned.add(report.cause)
@@ -299,8 +327,19 @@ TRACKER = RetraceTracker()
 
 
 def retrace_reports() -> list[RetraceReport]:
-    """Every retrace reported so far in this process."""
+    """Every retrace reported so far in this process (the latest `REPORTS_KEPT`)."""
     return list(TRACKER.reports)
+
+
+def retrace_mark() -> int:
+    """A mark to pass to `retrace_reports_since`."""
+    return TRACKER.total
+
+
+def retrace_reports_since(mark: int) -> list[RetraceReport]:
+    """The retraces reported after `retrace_mark` returned ``mark`` (those still kept)."""
+    new = TRACKER.total - mark
+    return list(TRACKER.reports)[-new:] if new > 0 else []
 
 
 def collapsed(reports: list[RetraceReport]) -> list[tuple[RetraceReport, int]]:
@@ -324,4 +363,4 @@ def render_collapsed(reports: list[RetraceReport], shown_path: Callable[[str], s
     return text
 
 
-__all__ = ["TRACKER", "Policy", "collapsed", "render_collapsed", "RetraceError", "RetraceReport", "RetraceTracker", "RetraceWarning", "TraceGroup", "retrace_reports"]
+__all__ = ["KEYS_KEPT", "REPORTS_KEPT", "retrace_mark", "retrace_reports_since", "TRACKER", "Policy", "collapsed", "render_collapsed", "RetraceError", "RetraceReport", "RetraceTracker", "RetraceWarning", "TraceGroup", "retrace_reports"]

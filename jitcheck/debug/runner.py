@@ -92,6 +92,13 @@ def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
     except SystemExit as exit_:
         code = exit_.code
         status = code if isinstance(code, int) else (0 if code is None else 1)
+    except TypeError as error:
+        from jitcheck.debug.unhashable import explain
+
+        label = explain(error)
+        if label is not None:
+            error.add_note(f"{label.rule.code} {label.message}\n  help: {label.help}")
+        raise
     finally:
         if args.report:
             _print_report()

@@ -30,7 +30,7 @@ from jitcheck.lint import names
 from jitcheck.lint.collect import CallSite, ClassInfo, Collector, Context, collect
 from jitcheck.lint.index import ProjectIndex, summarize
 from jitcheck.lint.prefilter import possible
-from jitcheck.lint.resolver import Resolver
+from jitcheck.lint.frequency import Frequency
 
 FixKind = Literal["value-partial", "hoist-lambda", "tuple", "frozenset", "frozen-dataclass"]
 
@@ -100,13 +100,14 @@ def _text(module: cst.Module, node: cst.CSTNode, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class Analyzer(Resolver):
+class Analyzer(Frequency):
     """Judges the candidates one module's :class:`Collector` found, asking the :class:`Resolver` what names are."""
 
     def __init__(self, module: cst.Module, collector: Collector, scopes: Mapping[cst.CSTNode, Scope | None],
                  graph_constructors: Sequence[str], jit_wrappers: Sequence[str], index: ProjectIndex | None = None,
-                 module_name: str = "") -> None:
+                 module_name: str = "", path: str = "") -> None:
         super().__init__(module, collector, scopes, jit_wrappers, index, module_name)
+        self.path = path
         self.node_constructors = names.NODE_CONSTRUCTORS | frozenset(graph_constructors)
         self.found: list[RawFinding] = []
         self._seen: set[tuple[int, str]] = set()
@@ -212,9 +213,12 @@ class Analyzer(Resolver):
             if self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS):
                 if expr.args and self.wrapper_for(expr.args[0].value) is not None:
                     return None  # partial(jax.jit, ...) is a jit decorator, not a jitted partial
-                plan = FixPlan("value-partial", expr, "safe") if allow_value_partial and self.can_import_value_partial() else None
-                return Problem(rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": _text(self.module, expr),
-                                                         "args": self.args_text(expr), **self.partial_parts(expr)}, plan)
+                plan = None
+                if allow_value_partial and self.can_import_value_partial():
+                    # ValuePartial hashes its arguments: safe only when they are plainly hashable; an array never is.
+                    static = self.arguments_static(expr)
+                    plan = FixPlan("value-partial", expr, "safe" if static else "unsafe") if static is not False else None
+                return Problem(rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": _text(self.module, expr), "args": self.args_text(expr), **self.partial_parts(expr)}, plan)
             if self.is_kind(expr.func, names.TREE_PARTIALS):
                 plan = None
                 if allow_value_partial and self.can_import_value_partial():
@@ -235,7 +239,10 @@ class Analyzer(Resolver):
                                                                "factory": _text(self.module, expr.func, 40), "kind": kind})
             return None
         if isinstance(expr, cst.Name):
-            ref = self.single_referent(expr)
+            referents = self.referents(expr)
+            if len(referents) > 1 and depth == 0:
+                return self.branches_problem(expr, referents, context=context, position=position, keys=keys)
+            ref = referents[0] if len(referents) == 1 else None
             node = getattr(ref, "node", None)
             if isinstance(node, cst.FunctionDef):
                 def_scope = getattr(ref, "scope", None)
@@ -272,6 +279,27 @@ class Analyzer(Resolver):
                                                          "receiver": _text(self.module, expr.value, 40),
                                                          "name": expr.attr.value})
         return None
+
+    def branches_problem(self, expr: cst.Name, referents: list[object], *, context: Context, position: str,
+                         keys: names.Keys) -> Problem | None:
+        """A name bound on several branches (``if a: f = lambda ...`` / ``else: f = lambda ...``) in this function:
+        reported when every binding breaks the same rule."""
+        found: list[Problem] = []
+        for ref in referents:
+            node = getattr(ref, "node", None)
+            if node is None or node not in self.c.assigned:
+                return None
+            value, bound_in = self.c.assigned[node]
+            if bound_in.function is not context.function or bound_in.function is None:
+                return None
+            problem = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
+                                            allow_value_partial=False, depth=1, keys=keys)
+            if problem is None or problem.node is not None:
+                return None
+            found.append(problem)
+        if len({p.rule.code for p in found}) != 1:
+            return None
+        return Problem(found[0].rule, {**found[0].fields, "subject": expr.value})
 
     def partial_parts(self, call: cst.Call) -> dict[str, str]:
         """The partial's function and its bound values, for the help of a jitted partial."""
@@ -343,6 +371,8 @@ class Analyzer(Resolver):
         inner = self.scopes.get(node.body)
         if outer is None or inner is None:
             return False
+        if _in_class(outer) and _mangles(node):
+            return False  # in a class body `__name` is mangled to `_Class__name`; at module level it is not
         reader = _Names()
         node.body.visit(reader)
         for name in reader.names:
@@ -415,10 +445,39 @@ class Analyzer(Resolver):
                     return None
                 if any(not _is_literal(v) for v in options.values()):
                     return None
-                plan = FixPlan("frozen-dataclass", decorator, "unsafe")
+                plan = FixPlan("frozen-dataclass", decorator, "unsafe") if self.can_freeze(info) else None
                 return Problem(rules.MUTABLE_DATACLASS, {"subject": subject, "type": name, "position": position}, plan)
         if "__eq__" in info.defines and "__hash__" not in info.defines:
             return Problem(rules.EQ_WITHOUT_HASH, {"subject": subject, "type": name, "position": position})
+        return None
+
+    def can_freeze(self, info: ClassInfo) -> bool:
+        """Freezing this dataclass keeps its program running: no method assigns to ``self``, every base is a
+        class of this module, and no dataclass base or subclass is left non-frozen (dataclasses refuses to mix them)."""
+        if info.instance_values:
+            return False  # `self.x = ...` in __post_init__ or a method raises FrozenInstanceError once frozen
+        name = info.node.name.value
+        bases = {b.value.value for b in info.node.bases if isinstance(b.value, cst.Name)}
+        known = {other.node.name.value for other in self.c.classes.values()}
+        if len(bases) != len(info.node.bases) or not bases <= known | {"object"}:
+            return False  # a base from another module may be a mutable dataclass: unknown, so no fix
+        for other in self.c.classes.values():
+            if other is info:
+                continue
+            is_base = other.node.name.value in bases
+            is_subclass = any(isinstance(b.value, cst.Name) and b.value.value == name for b in other.node.bases)
+            if (is_base or is_subclass) and self.is_dataclass(other) is False:
+                return False  # a non-frozen dataclass base or subclass: dataclasses refuses to mix them
+        return True
+
+    def is_dataclass(self, info: ClassInfo) -> bool | None:
+        """True for a frozen dataclass, False for a non-frozen one, None for a class that is not a dataclass."""
+        for decorator in info.node.decorators:
+            expr = decorator.decorator
+            call = expr if isinstance(expr, cst.Call) else None
+            if self.is_kind(call.func if call else expr, names.DATACLASS_DECORATORS):
+                options = {a.keyword.value: a.value for a in (call.args if call else ()) if a.keyword is not None}
+                return _is_true(options.get("frozen"))
         return None
 
     # -- the positions ----------------------------------------------------------------------
@@ -459,74 +518,6 @@ class Analyzer(Resolver):
             self.check_static_arguments(site.node, site.context, spec, tuple(params) if isinstance(params, list) else None,
                                         func.value)
 
-    def exempt(self, context: Context) -> bool:
-        """Code that runs once, judged by reason: built there, built once.
-
-        Code under an outer trace (a jitted function's body) runs once per trace: exempt.
-        A constructor (once per object), a cached function (once per argument), or an
-        entry point or test (``main``, ``test_*``, ``setUp``: once per run) is exempt
-        too, but not a loop inside it (each iteration builds again), and not an entry
-        point or test that this file calls more than once.
-        """
-        function = context.function
-        if not isinstance(function, cst.FunctionDef):
-            return False
-        once = False
-        for decorator in function.decorators:
-            expr = decorator.decorator
-            target = expr.func if isinstance(expr, cst.Call) else expr
-            qualified = self.qnames(target)
-            if any(q in self.jit_wrappers for q in qualified):
-                return True  # runs only while the outer function is traced
-            if isinstance(expr, cst.Call) and self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args \
-                    and self.wrapper_for(expr.args[0].value) is not None:
-                return True
-            if qualified & names.CACHING_DECORATORS:
-                once = True
-        if context.in_loop:
-            return False
-        name = function.name.value
-        if context.method_of is not None and name in names.CONSTRUCTOR_METHODS:
-            return True
-        if name in names.ONCE_FUNCTIONS or name.startswith("test"):
-            return len(self.calls_of(function)) < 2  # run once by the program or the test runner
-        return once
-
-    def used_here(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, wrapper: names.Wrapper) -> bool:
-        """True when the jitted wrapper built here is called where it is built.
-
-        A wrapper returned, stored or handed on (a factory) is the caller's to keep;
-        one called right away, or through a local name in the same function, is
-        traced and compiled anew each time this code runs.
-        """
-        if isinstance(parent, cst.Call) and parent.func is wrapper_call:
-            return True
-        if isinstance(parent, cst.Attribute) and parent.value is wrapper_call:
-            return parent.attr.value in wrapper.tracing_methods
-        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
-            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
-            bound = [t for t in targets if isinstance(t, cst.Name)]
-            if not bound:
-                return False
-            return self.called_per_build(bound[0], self.c.assigned[bound[0]][1] if bound[0] in self.c.assigned else None)
-        return False
-
-    def called_per_build(self, target: cst.Name | cst.FunctionDef, built: Context | None) -> bool:
-        """True when what ``target`` binds is called in the function that builds it, and not in a loop there.
-
-        Calls from a nested function (a closure handed out) or over a loop (the
-        build amortised over many calls, as in a ``main`` that trains) are not
-        "per build".
-        """
-        if built is None:
-            return False
-        calls = [site for site in self.calls_of(target) if site.context.function is built.function]
-        if not calls:
-            return False
-        if not built.in_loop and any(site.context.in_loop for site in calls):
-            return False
-        return True
-
     def jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
         call = site.node
         positional = [a for a in call.args if a.keyword is None and not a.star]
@@ -535,7 +526,7 @@ class Analyzer(Resolver):
             return  # jax.jit(static_argnums=...) used as a decorator: see decorated_def
         fun = positional[0].value
         context = site.context
-        if context.per_call and not self.exempt(context) and self.used_here(call, site.parent, wrapper):
+        if context.per_call and not self.exempt(context) and self.used_here(call, site.parent, wrapper, context):
             if wrapper.keys == "wrapper":
                 position = f"the function wrapped by `{site.spelled}` {context.where()} (a new wrapper, with an empty cache, each time)"
             else:
@@ -758,6 +749,31 @@ class _Names(cst.CSTVisitor):
         self.names.append(node)
 
 
+def _in_class(scope: Scope) -> bool:
+    """True when ``scope`` is a class body or nested in one."""
+    current: Scope | None = scope
+    while current is not None and not isinstance(current, GlobalScope):
+        if isinstance(current, ClassScope):
+            return True
+        current = getattr(current, "parent", None)
+    return False
+
+
+def _mangles(node: cst.CSTNode) -> bool:
+    """True when ``node`` spells a private name (``__x``, not ``__x__``), which Python mangles in a class."""
+
+    class _Private(cst.CSTVisitor):
+        found = False
+
+        def visit_Name(self, name: cst.Name) -> None:
+            if name.value.startswith("__") and not name.value.endswith("__"):
+                self.found = True
+
+    visitor = _Private()
+    node.visit(visitor)
+    return visitor.found
+
+
 def _inside(scope: Scope, outer: Scope) -> bool:
     current: Scope | None = scope
     while current is not None:
@@ -812,7 +828,7 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
 
 
 def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str] = (), jit_wrappers: Sequence[str] = (),
-            prefilter: bool = True, index: ProjectIndex | None = None, module_name: str = "") -> Analysis:
+            prefilter: bool = True, index: ProjectIndex | None = None, module_name: str = "", path: str = "") -> Analysis:
     """Every finding of the static rules in a parsed module, in source order.
 
     ``index`` is the project index of the run (what the other files define); without
@@ -834,7 +850,7 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
         return Analysis(module, None, [])
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
-    raw = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers, index, module_name).run()
+    raw = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers, index, module_name, path).run()
     if not raw:
         return Analysis(module, wrapper, [])
     positions = wrapper.resolve(PositionProvider)

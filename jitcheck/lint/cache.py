@@ -1,17 +1,21 @@
 """The per-file result cache: findings keyed by content hash, per configuration and version.
 
-One JSON file per (jitcheck version, analysis configuration) under the cache folder
-maps the BLAKE2 digest of a file's bytes to its findings, so a second run over an
-unchanged tree reads and hashes each file and parses none. Writes are atomic; a
+One JSON file per (jitcheck, Python and libcst versions, analysis configuration)
+under the cache folder maps the BLAKE2 digest of a file's bytes to its findings, so a
+second run over an unchanged tree reads and hashes each file and parses none. Saving
+merges with what other runs saved meanwhile (under a lock), so two trees or two runs
+sharing one cache folder never evict each other's entries. Writes are atomic; a
 damaged cache file is ignored, never an error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +36,19 @@ class Cache:
     def __init__(self, folder: Path | None, fingerprint: str) -> None:
         self.file = folder / fingerprint[:2] / f"{fingerprint}.json" if folder is not None else None
         self.folder = folder
-        self.entries: dict[str, list[list[Any]]] = {}
+        self.entries: dict[str, list[list[Any]]] = self._load()
+        self.added: dict[str, list[list[Any]]] = {}
         self.dirty = False
-        if self.file is not None:
-            try:
-                loaded = json.loads(self.file.read_text(encoding="utf-8"))
-                if isinstance(loaded, dict) and isinstance(loaded.get("entries"), dict):
-                    self.entries = loaded["entries"]
-            except (OSError, ValueError):
-                self.entries = {}
+
+    def _load(self) -> dict[str, list[list[Any]]]:
+        if self.file is None:
+            return {}
+        try:
+            loaded = json.loads(self.file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        entries = loaded.get("entries") if isinstance(loaded, dict) else None
+        return dict(entries) if isinstance(entries, dict) else {}
 
     def get(self, key: str, path: str) -> list[Finding] | None:
         rows = self.entries.get(key)
@@ -52,7 +60,9 @@ class Cache:
             return None
 
     def put(self, key: str, findings: list[Finding]) -> None:
-        self.entries[key] = [f.to_row() for f in findings]
+        rows = [f.to_row() for f in findings]
+        self.entries[key] = rows
+        self.added[key] = rows
         self.dirty = True
 
     def save(self) -> None:
@@ -64,12 +74,34 @@ class Cache:
             if not marker.exists():
                 marker.write_text("# made by jitcheck: its cache is never committed\n*\n")
             self.file.parent.mkdir(parents=True, exist_ok=True)
-            entries = self.entries
-            if len(entries) > MAX_ENTRIES:
-                entries = dict(list(entries.items())[-MAX_ENTRIES:])
-            write_atomic(self.file, json.dumps({"entries": entries}, separators=(",", ":")))
+            with _locked(self.file.parent / ".lock"):
+                # What other runs saved since this one loaded is kept; this run's entries go last (newest).
+                entries = self._load()
+                for key, rows in self.added.items():
+                    entries.pop(key, None)
+                    entries[key] = rows
+                if len(entries) > MAX_ENTRIES:
+                    entries = dict(list(entries.items())[-MAX_ENTRIES:])
+                write_atomic(self.file, json.dumps({"entries": entries}, separators=(",", ":")))
+            self.entries = entries
         except OSError:
             pass  # a cache that cannot be written only makes the next run slower
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (advisory, POSIX; elsewhere, none)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -79,7 +111,7 @@ def write_atomic(path: Path, text: str) -> None:
         mode = path.stat().st_mode & 0o7777
     except OSError:
         pass
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.jitcheck-{os.getpid()}-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)

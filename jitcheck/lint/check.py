@@ -7,7 +7,9 @@ imports it only when some file is not in the cache.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import difflib
 import tokenize
 from collections.abc import Sequence
 from io import BytesIO
@@ -16,8 +18,11 @@ import libcst as cst
 
 from jitcheck.lint import noqa
 from jitcheck.lint.analysis import Located, analyze
-from jitcheck.lint.findings import Finding, unreadable
-from jitcheck.lint.fixes import apply_fixes
+from jitcheck.lint.findings import Edit, Finding, unreadable
+from jitcheck.lint.fixes import apply_fixes, transform
+from jitcheck.lint.index import ProjectIndex
+from jitcheck.lint.limits import expression_depth
+from jitcheck.lint.notebook import Notebook, NotebookError
 from jitcheck.lint.settings import FixMode, Settings
 
 @dataclasses.dataclass(frozen=True)
@@ -28,6 +33,8 @@ class Checked:
     fixed_source: str | None = None
     fixed_count: int = 0
     internal_error: bool = False
+    unfixed: tuple[Finding, ...] = ()
+    """With a fixed source: the findings of the file as it was (reported when the fix cannot be written)."""
 
 
 def decode(data: bytes, path: str) -> str | Finding:
@@ -53,43 +60,105 @@ def decode(data: bytes, path: str) -> str | Finding:
         )
 
 
-def _located(path: str, item: Located) -> Finding:
+FIX_MESSAGES = {
+    "value-partial": "Use `jitcheck.ValuePartial`, which compares by value",
+    "hoist-lambda": "Move the lambda to a module-level function",
+    "tuple": "Use a tuple",
+    "frozenset": "Use a frozenset",
+    "frozen-dataclass": "Make the dataclass frozen",
+}
+"""ruff's ``fix.message`` for each kind of fix."""
+
+
+def _located(path: str, item: Located, edits: tuple[Edit, ...] = ()) -> Finding:
     return Finding(path, item.line, item.column, item.rule.code, item.message, item.help, item.end_line, item.end_column,
-                   item.fix.applicability if item.fix else None)
+                   item.fix.applicability if item.fix else None, 0,
+                   FIX_MESSAGES.get(item.fix.kind, "") if item.fix else "", edits)
 
 
-def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: bool = False) -> Checked:
-    """Everything the static pass says about one file's content."""
+def _edits(before: str, after: str) -> tuple[Edit, ...]:
+    """The line edits that turn ``before`` into ``after`` (whole lines replaced, as positions ruff's JSON gives)."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    found = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag != "equal":
+            found.append(Edit("".join(new[j1:j2]), i1 + 1, 1, i2 + 1, 1))
+    return tuple(found)
+
+
+def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: bool = False,
+                index: ProjectIndex | None = None, module: str = "") -> Checked:
+    """Everything the static pass says about one file's content (``index``: what the run's other files define).
+
+    An empty file is valid Python: no findings.
+    """
     if not data.strip():
-        if is_package_init:
-            return Checked(())
-        return Checked((unreadable(path, "the file is empty", "add code to it, delete it, or exclude it"),))
+        return Checked(())
     text = decode(data, path)
     if isinstance(text, Finding):
         return Checked((text,))
-    return check_text(text, path, settings)
+    return check_text(text, path, settings, index=index, module_name=module)
 
 
-def _parse(text: str, path: str) -> cst.Module | Finding:
+def python_error(text: str, path: str) -> Finding | None:
+    """The JC000 for Python's own syntax error in ``text``, at the line and column Python gives; None when it compiles."""
+    try:
+        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:  # TabError and IndentationError included
+        line = error.lineno or 1
+        column = error.offset if error.offset and error.offset > 0 else 1
+        return unreadable(path, f"it does not parse: {error.msg}", "fix the syntax error", line, column)
+    except (RecursionError, MemoryError):
+        return None  # Python's AST builder gave up, not its compiler: no error of Python's to report
+    except ValueError as error:  # a null byte
+        return unreadable(path, f"it does not parse: {error}", "fix the file so that Python can parse it")
+    return None
+
+
+def _too_deep(text: str, path: str, settings: Settings) -> Finding | None:
+    """JC000 when an expression is deeper than ``max-expression-depth`` (Python's own error first, if it has one)."""
+    limit = settings.max_expression_depth
+    if limit <= 0 or len(text) < limit:
+        return None
+    deepest = expression_depth(text)
+    if deepest.depth <= limit:
+        return None
+    return python_error(text, path) or unreadable(
+        path,
+        f"an expression on line {deepest.line} is about {deepest.depth:,} deep, over the limit of {limit:,} "
+        "(`max-expression-depth`)",
+        "split the expression into smaller ones, exclude the file, or raise `max-expression-depth` in [tool.jitcheck]",
+        deepest.line,
+    )
+
+
+def _parse(text: str, path: str, settings: Settings) -> cst.Module | Finding:
+    too_deep = _too_deep(text, path, settings)
+    if too_deep is not None:
+        return too_deep
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
+        # Python's message and position, as the user's interpreter reports them; libcst's when Python accepts the file.
         message = " ".join(str(error.message).split())
-        return unreadable(path, f"it does not parse: {message}", "fix the syntax error (jitcheck reads Python 3 as libcst does)",
-                          error.raw_line, error.raw_column + 1)
+        return python_error(text, path) or unreadable(
+            path, f"it does not parse: {message}", "fix the syntax error (jitcheck reads Python 3 as libcst does)",
+            error.raw_line, error.raw_column + 1)
     except RecursionError:
         return unreadable(path, "it is nested too deeply to parse", "split the deepest expression into smaller ones")
     except Exception as error:  # libcst refusing input in some other way (e.g. a null byte)
-        return unreadable(path, f"it does not parse: {type(error).__name__}: {error}", "fix the file so that Python can parse it")
+        return python_error(text, path) or unreadable(
+            path, f"it does not parse: {type(error).__name__}: {error}", "fix the file so that Python can parse it")
 
 
-def check_text(text: str, path: str, settings: Settings) -> Checked:
+def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex | None = None, module_name: str = "") -> Checked:
     """Parse, analyse, drop what ``# noqa`` silences, and (in a fix mode) fix."""
-    module = _parse(text, path)
+    module = _parse(text, path, settings)
     if isinstance(module, Finding):
         return Checked((module,))
     try:
-        analysis = analyze(module, text, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers)
+        analysis = analyze(module, text, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
+                           index=index, module_name=module_name, path=path)
     except RecursionError:
         return Checked((unreadable(path, "it is nested too deeply to analyse", "split the deepest expression into smaller ones"),))
     except Exception as error:
@@ -101,6 +170,8 @@ def check_text(text: str, path: str, settings: Settings) -> Checked:
     table = noqa.directives(text.splitlines()) if analysis.findings and "noqa" in text.lower() else {}
     kept = [f for f in analysis.findings if not noqa.silenced(f.rule.code, f.line, table)]
     if settings.fix is None or not any(f.fix for f in kept):
+        if settings.edits and any(f.fix for f in kept):
+            return Checked(tuple(_located(path, f, _fix_edits(text, module, analysis.wrapper, f)) for f in kept))
         return Checked(tuple(_located(path, f) for f in kept))
 
     def allowed(item: Located) -> bool:
@@ -112,7 +183,8 @@ def check_text(text: str, path: str, settings: Settings) -> Checked:
 
     def reanalyse(source: str) -> tuple[cst.Module, object, list[Located]]:
         parsed = cst.parse_module(source)
-        again = analyze(parsed, source, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers)
+        again = analyze(parsed, source, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
+                        index=index, module_name=module_name, path=path)
         new_table = noqa.directives(source.splitlines()) if "noqa" in source.lower() else {}
         return parsed, again.wrapper, [f for f in again.findings if not noqa.silenced(f.rule.code, f.line, new_table)]
 
@@ -120,7 +192,63 @@ def check_text(text: str, path: str, settings: Settings) -> Checked:
     if not outcome.fixed:
         return Checked(tuple(_located(path, f) for f in kept))
     _, _, remaining = reanalyse(outcome.source)
-    return Checked(tuple(_located(path, f) for f in remaining), outcome.source, len(outcome.fixed))
+    return Checked(tuple(_located(path, f) for f in remaining), outcome.source, len(outcome.fixed),
+                   unfixed=tuple(_located(path, f) for f in kept))
+
+
+def check_notebook(data: bytes, path: str, settings: Settings, *, index: ProjectIndex | None = None) -> Checked:
+    """A notebook's findings, each placed in its cell; in a fix mode, the fixed notebook's JSON text."""
+    text = decode(data, path)
+    if isinstance(text, Finding):
+        return Checked((text,))
+    try:
+        notebook = Notebook.parse(text)
+    except NotebookError as error:
+        return Checked((unreadable(path, str(error), "save it as a Jupyter notebook (nbformat 4), or exclude it"),))
+    if not notebook.source.strip():
+        return Checked(())
+    checked = check_text(notebook.source, path, settings, index=index)
+    cells = notebook.respanned(checked.fixed_source) if checked.fixed_source is not None else notebook
+
+    def placed(finding: Finding, cells: Notebook = cells) -> Finding:
+        start = cells.locate(finding.line, finding.column)
+        end = cells.locate(finding.end_line, finding.end_column) if finding.end_line else None
+        same = end is not None and end.cell == start.cell
+        return dataclasses.replace(finding, line=start.line, column=start.column, cell=start.cell,
+                                   edits=_cell_edits(notebook, finding.edits, start.cell),
+                                   end_line=end.line if same and end else 0, end_column=end.column if same and end else 0)
+
+    findings = tuple(placed(f) for f in checked.findings)
+    if checked.fixed_source is None:
+        return dataclasses.replace(checked, findings=findings)
+    unfixed = tuple(placed(f, notebook) for f in checked.unfixed)
+    try:
+        fixed = notebook.with_source(checked.fixed_source)
+    except NotebookError:
+        return Checked(unfixed)  # a fix that moved a cell boundary is not applied
+    return dataclasses.replace(checked, findings=findings, fixed_source=fixed, unfixed=unfixed)
+
+
+def _fix_edits(text: str, module: cst.Module, wrapper: object, finding: Located) -> tuple[Edit, ...]:
+    if finding.fix is None:
+        return ()
+    try:
+        return _edits(text, transform(module, wrapper, [finding.fix]))  # type: ignore[arg-type]
+    except Exception:
+        return ()
+
+
+def _cell_edits(notebook: Notebook, edits: tuple[Edit, ...], cell: int) -> tuple[Edit, ...]:
+    """A fix's edits in the cell's own lines; none when one reaches outside the finding's cell (then only --fix applies it)."""
+    placed = []
+    for edit in edits:
+        start = notebook.locate(edit.row, edit.column)
+        span = notebook.span_of(edit.end_row - 1) if edit.end_row > edit.row else notebook.span_of(edit.row)
+        if start.cell != cell or span is None or span.number != cell or edit.row < span.first_line:
+            return ()
+        placed.append(Edit(notebook.restore_magics(edit.content), start.line, edit.column,
+                           edit.end_row - span.first_line + 1, edit.end_column))
+    return tuple(placed)
 
 
 def check_source(source: str | bytes, path: str = "<string>", *, graph_constructors: Sequence[str] = (),
@@ -131,4 +259,4 @@ def check_source(source: str | bytes, path: str = "<string>", *, graph_construct
     return list(check_bytes(data, path, settings, is_package_init=path.endswith("__init__.py")).findings)
 
 
-__all__ = ["Checked", "FixMode", "Settings", "check_bytes", "check_source", "check_text", "decode", "unreadable"]
+__all__ = ["Checked", "FixMode", "Settings", "check_bytes", "check_notebook", "check_source", "check_text", "decode", "python_error", "unreadable"]

@@ -138,7 +138,10 @@ def check_command(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     paths: list[Path] = args.paths or [Path(".")]
     first = paths[0] if paths[0].is_absolute() else cwd / paths[0]
-    start = first if first.is_dir() else first.parent
+    try:
+        start = first if first.is_dir() else first.parent
+    except OSError:  # a folder that cannot be searched: reported as a finding by the run
+        start = first.parent
     try:
         config = config_module.load(
             start.resolve(),
@@ -154,12 +157,11 @@ def check_command(args: argparse.Namespace) -> int:
         print(f"jitcheck: {error}", file=sys.stderr)
         return EXIT_ERROR
     mode: FixMode = ("unsafe" if args.unsafe_fixes else "safe") if (args.fix or args.diff) else None
-    options = Options(fix=mode, diff=args.diff, jobs=args.jobs, use_cache=not args.no_cache)
-    try:
-        report = run(paths, config, options, cwd)
-    except FileNotFoundError as error:
-        print(f"jitcheck: {error}", file=sys.stderr)
-        return EXIT_ERROR
+    options = Options(fix=mode, diff=args.diff, jobs=args.jobs, use_cache=not args.no_cache,
+                      edits=args.output_format == "json" and not args.statistics)
+    report = run(paths, config, options, cwd)
+    for message in report.skipped:
+        print(f"jitcheck: {message}", file=sys.stderr)
     out = sys.stdout
     if args.diff:
         out.write("".join(report.diffs))

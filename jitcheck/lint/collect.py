@@ -116,6 +116,8 @@ class Collector(cst.CSTVisitor):
         self.classes: dict[cst.ClassDef, ClassInfo] = {}
         self.defs: dict[cst.FunctionDef, Context] = {}
         self.decorated: list[tuple[cst.FunctionDef, cst.Decorator, Context]] = []
+        self.passed: dict[cst.CSTNode, CallSite] = {}
+        """Names handed to a call as an argument (``minimize(f, ...)``), with that call: a use of ``f``."""
         self.applied_parent: dict[cst.Call, cst.CSTNode | None] = {}
         """For a call whose callee is itself a call (``partial(jax.jit, ...)(f)``): what holds it."""
         self.annotations: dict[cst.CSTNode, cst.BaseExpression] = {}
@@ -243,6 +245,7 @@ class Collector(cst.CSTVisitor):
         return False
 
     def _lambda(self, node: cst.Lambda) -> bool:
+        self.defs[node] = self.context()  # type: ignore[index]
         node.params.visit(self)
         self.frames.append(Frame("lambda", node, self._qualname("<lambda>")))
         node.body.visit(self)
@@ -274,6 +277,9 @@ class Collector(cst.CSTVisitor):
         func = node.func
         if isinstance(func, cst.Call):
             self.applied_parent[node] = self.stack[-2] if len(self.stack) > 1 else None
+        for arg in node.args:
+            if isinstance(arg.value, cst.Name):
+                self.passed[arg.value] = CallSite(node, self.context(), None, "")
         if isinstance(func, (cst.Name, cst.Attribute)):
             spelled = get_full_name_for_node(func) or ""
             site: CallSite | None = None

@@ -10,6 +10,8 @@ Keys (all optional)::
     graph-constructors = ["mylib.graphs.Node"] # called like NodeDefinition(body, inputs, outputs, settings)
     jit-wrappers = ["mylib.compile"]           # treated like jax.jit (static_argnums / static_argnames)
     max-file-size = 10_000_000         # bytes; larger files get JC000
+    max-expression-depth = 1000        # deeper expressions get JC000 before libcst parses them (0: no limit)
+    file-timeout = 60                  # seconds one file may take; then its worker stops and it gets JC000
     respect-gitignore = true
     cache-dir = ".jitcheck_cache"
 """
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from jitcheck import rules
+from jitcheck.lint.limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_EXPRESSION_DEPTH
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".git/", ".hg/", ".svn/", ".bzr/", ".venv/", "venv/", ".tox/", ".nox/", "__pypackages__/",
@@ -36,7 +39,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 KNOWN_KEYS = frozenset(
     {"select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "graph-constructors",
-     "jit-wrappers", "max-file-size", "respect-gitignore", "cache-dir"}
+     "jit-wrappers", "max-file-size", "max-expression-depth", "file-timeout", "respect-gitignore", "cache-dir"}
 )
 
 
@@ -74,6 +77,19 @@ def analysis_digest() -> str:
     return source_digest([*here.glob("*.py"), here.parent / "rules.py"])
 
 
+@functools.cache
+def tool_versions() -> dict[str, str]:
+    """The Python and libcst versions, part of every cache key: either can change what a file parses to."""
+    import sys
+    from importlib import metadata
+
+    try:
+        libcst = metadata.version("libcst")
+    except metadata.PackageNotFoundError:
+        libcst = "?"
+    return {"python": sys.version, "libcst": libcst}
+
+
 @dataclasses.dataclass(frozen=True)
 class Config:
     """The resolved settings of one run."""
@@ -85,6 +101,8 @@ class Config:
     graph_constructors: tuple[str, ...] = ()
     jit_wrappers: tuple[str, ...] = ()
     max_file_size: int = 10_000_000
+    max_expression_depth: int = DEFAULT_MAX_EXPRESSION_DEPTH
+    file_timeout: float = DEFAULT_FILE_TIMEOUT
     respect_gitignore: bool = True
     cache_dir: Path | None = None
     source: Path | None = None
@@ -96,7 +114,7 @@ class Config:
 
         text = json.dumps(
             {"version": __version__, "analysis": analysis_digest(), "graph": sorted(self.graph_constructors),
-             "jit": sorted(self.jit_wrappers)},
+             "jit": sorted(self.jit_wrappers), "depth": self.max_expression_depth, **tool_versions()},
             sort_keys=True,
         )
         return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -130,13 +148,15 @@ def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml above ``start`` that has a ``[tool.jitcheck]`` table."""
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                text = candidate.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            if "[tool.jitcheck" in text:
-                return candidate
+        try:
+            text = candidate.read_text(encoding="utf-8")
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError, UnicodeDecodeError):
+            continue
+        except OSError as error:  # it is there but cannot be read: its settings would be silently lost
+            raise ConfigError(f"{candidate}: cannot read it ({error.strerror or error}); make it readable, "
+                              "or name another file with --config") from error
+        if "[tool.jitcheck" in text:
+            return candidate
     return None
 
 
@@ -146,8 +166,11 @@ def project_root(start: Path) -> Path:
     if found is not None:
         return found.parent
     for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
+        try:
+            if (folder / ".git").exists():
+                return folder
+        except OSError:
+            continue
     return start
 
 
@@ -188,12 +211,13 @@ def load(
     root = path.parent if path is not None else project_root(start)
 
     chosen = select if select is not None else (_strings(table["select"], f"{where} select") if "select" in table else None)
-    codes = expand(chosen, where) if chosen is not None else static_codes()
+    # A selector given on the command line is blamed on the command line, not on the file.
+    codes = expand(chosen, "--select (command line)" if select is not None else where) if chosen is not None else static_codes()
     codes |= expand(_strings(table.get("extend-select", []), f"{where} extend-select"), where)
-    codes |= expand(extend_select, "--extend-select")
+    codes |= expand(extend_select, "--extend-select (command line)")
     if select is None:  # --select on the command line replaces the configured selection, ignores included
         codes -= expand(_strings(table.get("ignore", []), f"{where} ignore"), where)
-    codes -= expand(ignore, "--ignore")
+    codes -= expand(ignore, "--ignore (command line)")
 
     patterns = _strings(table["exclude"], f"{where} exclude") if "exclude" in table else ()
     patterns += _strings(table.get("extend-exclude", []), f"{where} extend-exclude")
@@ -209,6 +233,12 @@ def load(
     size = table.get("max-file-size", 10_000_000)
     if not isinstance(size, int) or size <= 0:
         raise ConfigError(f"{where} max-file-size must be a positive number of bytes, got {size!r}")
+    depth = table.get("max-expression-depth", DEFAULT_MAX_EXPRESSION_DEPTH)
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+        raise ConfigError(f"{where} max-expression-depth must be a whole number (0: no limit), got {depth!r}")
+    timeout = table.get("file-timeout", DEFAULT_FILE_TIMEOUT)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        raise ConfigError(f"{where} file-timeout must be a positive number of seconds, got {timeout!r}")
     gitignore = table.get("respect-gitignore", True) if respect_gitignore is None else respect_gitignore
     if not isinstance(gitignore, bool):
         raise ConfigError(f"{where} respect-gitignore must be true or false")
@@ -223,6 +253,8 @@ def load(
         graph_constructors=_strings(table.get("graph-constructors", []), f"{where} graph-constructors"),
         jit_wrappers=_strings(table.get("jit-wrappers", []), f"{where} jit-wrappers"),
         max_file_size=size,
+        max_expression_depth=depth,
+        file_timeout=float(timeout),
         respect_gitignore=gitignore,
         cache_dir=folder if folder is not None else root / ".jitcheck_cache",
         source=path,

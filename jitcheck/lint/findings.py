@@ -11,6 +11,17 @@ Applicability = Literal["safe", "unsafe"]
 
 
 @dataclasses.dataclass(frozen=True, order=True)
+class Edit:
+    """One text edit of a fix: replace from ``(row, column)`` to ``(end_row, end_column)`` (1-based) by ``content``."""
+
+    content: str
+    row: int
+    column: int
+    end_row: int
+    end_column: int
+
+
+@dataclasses.dataclass(frozen=True, order=True)
 class Finding:
     """One finding: where (1-based line and column), which rule, what and how to fix.
 
@@ -27,22 +38,35 @@ class Finding:
     end_line: int = 0
     end_column: int = 0
     fix: Applicability | None = None
+    cell: int = 0
+    """In a notebook, the 1-based cell the line and column count in (0: a plain file)."""
+    fix_message: str = ""
+    """What the fix does, in a few words (ruff's ``fix.message``)."""
+    edits: tuple[Edit, ...] = ()
+    """The fix's text edits, when they were asked for (JSON output)."""
+
+    @property
+    def where(self) -> str:
+        """The path as diagnostics show it: ``nb.ipynb:cell 3`` in a notebook, as ruff does."""
+        return f"{self.path}:cell {self.cell}" if self.cell else self.path
 
     def render(self) -> str:
         """The one diagnostic format: ``path:line:col: JCxxx message`` and a ``help:`` line."""
-        return rules.format_diagnostic(self.path, self.line, self.column, self.code, self.message, self.help)
+        return rules.format_diagnostic(self.where, self.line, self.column, self.code, self.message, self.help)
 
     def with_path(self, path: str) -> Finding:
         return dataclasses.replace(self, path=path)
 
     def to_row(self) -> list[Any]:
         """A compact JSON row for the cache (the path is not stored: it is the key's file)."""
-        return [self.line, self.column, self.end_line, self.end_column, self.code, self.message, self.help, self.fix]
+        return [self.line, self.column, self.end_line, self.end_column, self.code, self.message, self.help, self.fix,
+                self.cell, self.fix_message, [dataclasses.astuple(e) for e in self.edits]]
 
     @classmethod
     def from_row(cls, path: str, row: list[Any]) -> Finding:
-        line, column, end_line, end_column, code, message, help_, fix = row
-        return cls(path, line, column, code, message, help_, end_line, end_column, fix)
+        line, column, end_line, end_column, code, message, help_, fix, cell, fix_message, edits = row
+        return cls(path, line, column, code, message, help_, end_line, end_column, fix, int(cell), str(fix_message),
+                   tuple(Edit(*e) for e in edits))
 
 
 def unreadable(path: str, reason: str, fix: str, line: int = 1, column: int = 1) -> Finding:
@@ -51,4 +75,4 @@ def unreadable(path: str, reason: str, fix: str, line: int = 1, column: int = 1)
     return Finding(path, line, column, rule.code, rule.format(reason=reason), rule.format_help(fix=fix))
 
 
-__all__ = ["Applicability", "Finding", "unreadable"]
+__all__ = ["Applicability", "Edit", "Finding", "unreadable"]

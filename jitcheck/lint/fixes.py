@@ -25,6 +25,7 @@ from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, ParentNodeProvider
 
 from jitcheck.lint.analysis import FixPlan, Located
+from jitcheck.lint.notebook import CELL_MARKER
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,13 +166,26 @@ class _FixTransformer(cst.CSTTransformer):
             if definitions:
                 if not body:
                     definitions = [definitions[0].with_changes(leading_lines=[]), *definitions[1:]]
-                body.extend(definitions)
                 kept = list(updated.leading_lines)
+                cell = _cell_marker(kept)
+                if cell is not None:  # a notebook's cell boundary stays above the new def: it lands in the same cell
+                    definitions = [definitions[0].with_changes(leading_lines=kept[:cell + 1]), *definitions[1:]]
+                    kept = kept[cell + 1:]
+                body.extend(definitions)
                 while kept and kept[0].comment is None:
                     kept.pop(0)
                 updated = updated.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *kept])
             body.append(updated)
         return updated_node.with_changes(body=body)
+
+
+def _cell_marker(lines: Sequence[cst.EmptyLine]) -> int | None:
+    """The index of the last notebook cell marker among a statement's leading lines (see :mod:`.notebook`)."""
+    found = None
+    for index, line in enumerate(lines):
+        if line.comment is not None and line.comment.value.startswith(CELL_MARKER.rstrip()):
+            found = index
+    return found
 
 
 def _annotated(params: cst.Parameters) -> cst.Parameters:

@@ -288,6 +288,41 @@ class ProjectIndex:
         self.modules[name] = summary
         self._hints = None
 
+    def dependencies(self, name: str) -> set[str]:
+        """The indexed modules whose summaries module ``name``'s findings can depend on (its imports, transitively)."""
+        seen = {name}
+        stack = [name]
+        while stack:
+            current = stack.pop()
+            summary = self.modules.get(current)
+            if summary is None:
+                continue
+            for imported in summary["imports"].values():
+                target = self._indexed_prefix(self.absolute(imported, current, _is_package(summary)))
+                if target is not None and target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+        return seen
+
+    def _indexed_prefix(self, qualified: str) -> str | None:
+        parts = qualified.split(".")
+        while parts:
+            candidate = ".".join(parts)
+            if candidate in self.modules:
+                return candidate
+            parts.pop()
+        return None
+
+    def dependency_keys(self) -> dict[str, str]:
+        """For every indexed module, a digest of the summaries its findings depend on (a cache key part)."""
+        own = {name: hashlib.blake2b(json.dumps(summary, sort_keys=True, separators=(",", ":")).encode(),
+                                     digest_size=8).hexdigest() for name, summary in self.modules.items()}
+        keys = {}
+        for name in self.modules:
+            text = ",".join(f"{dep}={own[dep]}" for dep in sorted(self.dependencies(name)))
+            keys[name] = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+        return keys
+
     def hints(self) -> Hints:
         if self._hints is None:
             factories: set[str] = set()
@@ -438,4 +473,75 @@ def _read_installed(name: str) -> Summary | None:
     return summary
 
 
-__all__ = ["Hints", "ProjectIndex", "Summary", "module_name", "summarize", "summary_digest"]
+
+
+class SummaryCache:
+    """Summaries of files already read, by content digest, in one JSON file beside the findings cache."""
+
+    def __init__(self, file: Path | None) -> None:
+        self.file = file
+        self.entries: dict[str, Summary] = {}
+        self.dirty = False
+        if file is not None:
+            try:
+                loaded = json.loads(file.read_text(encoding="utf-8"))
+                if isinstance(loaded, dict):
+                    self.entries = loaded
+            except (OSError, ValueError):
+                self.entries = {}
+
+    def summary(self, key: str, data: bytes) -> Summary:
+        found = self.entries.get(key)
+        if isinstance(found, dict) and {"imports", "classes", "functions"} <= found.keys():
+            return found
+        summary = summarize(data)
+        self.entries[key] = summary
+        self.dirty = True
+        return summary
+
+    def save(self, keep: Iterable[str]) -> None:
+        if self.file is None or not self.dirty:
+            return
+        from jitcheck.lint.cache import write_atomic
+
+        wanted = set(keep)
+        entries = {k: v for k, v in self.entries.items() if k in wanted}
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.file, json.dumps(entries, separators=(",", ":")))
+        except OSError:
+            pass  # a cache that cannot be written only makes the next run slower
+
+
+def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | None = None) -> ProjectIndex:
+    """The index of a run's files (``(path, content digest, bytes)``), summaries cached by content digest."""
+    cache = SummaryCache(cache_file)
+    summaries: dict[str, Summary] = {}
+    packages: dict[Path, bool] = {}
+    keys: list[str] = []
+    for path, key, data in files:
+        keys.append(key)
+        summary = cache.summary(key, data)
+        name = module_name_cached(path, packages)
+        if path.name == "__init__.py":
+            summary = {**summary, "package": True}
+        summaries.setdefault(name, summary)
+    cache.save(keys)
+    return ProjectIndex(summaries)
+
+
+def module_name_cached(path: Path, packages: dict[Path, bool]) -> str:
+    parts = [] if path.stem == "__init__" else [path.stem]
+    folder = path.parent
+    while folder.parent != folder:
+        is_package = packages.get(folder)
+        if is_package is None:
+            is_package = packages[folder] = (folder / "__init__.py").exists()
+        if not is_package:
+            break
+        parts.append(folder.name)
+        folder = folder.parent
+    return ".".join(reversed(parts)) or path.stem
+
+
+__all__ = ["Hints", "ProjectIndex", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "summarize", "summary_digest"]

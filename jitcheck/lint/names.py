@@ -60,6 +60,7 @@ JIT_WRAPPERS: Final[Mapping[str, Wrapper]] = {
     "jax.experimental.pjit.pjit": Wrapper("pjit"),
     "equinox.filter_jit": Wrapper("equinox.filter_jit", static_argnums=None, static_argnames=None, keys="value"),
     "flax.nnx.jit": Wrapper("flax.nnx.jit"),
+    "brainpy.math.jit": Wrapper("brainpy.math.jit"),
     **{
         name: Wrapper(name, keys="wrapper", positional=("static_argnums", "static_argnames"),
                       tracing_methods=frozenset({"jaxpr_call", "jaxpr_call_auto"}))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 from jitcheck import __version__, rules
 from jitcheck.lint.findings import Finding
@@ -17,21 +19,55 @@ def text(findings: Sequence[Finding]) -> str:
     return "".join(f.render() + "\n" for f in findings)
 
 
+def rule_url(code: str) -> str | None:
+    """Where a rule's documentation is: its section of docs/rules.md in this checkout, as a file URI (None without one)."""
+    from jitcheck.lint.rules_doc import anchor
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+    if code not in rules.BY_CODE or not page.is_file():
+        return None
+    return f"{page.as_uri()}#{anchor(rules.BY_CODE[code])}"
+
+
+def _fix(f: Finding) -> dict[str, object] | None:
+    if not f.fix:
+        return None
+    return {
+        "applicability": f.fix,
+        "message": f.fix_message or None,
+        "edits": [
+            {"content": e.content, "location": {"row": e.row, "column": e.column},
+             "end_location": {"row": e.end_row, "column": e.end_column}}
+            for e in f.edits
+        ],
+    }
+
+
 def as_json(findings: Sequence[Finding]) -> str:
+    """ruff's JSON: absolute ``filename``, ``url``, ``fix`` with ``message`` and ``edits``, ``noqa_row`` (and ``cell``)."""
+    urls = {code: rule_url(code) for code in {f.code for f in findings}}
     rows = [
         {
+            "cell": f.cell or None,
             "code": f.code,
-            "name": rules.BY_CODE[f.code].name if f.code in rules.BY_CODE else None,
-            "message": f.message,
-            "help": f.help,
-            "filename": f.path,
-            "location": {"row": f.line, "column": f.column},
             "end_location": {"row": f.end_line or f.line, "column": f.end_column or f.column},
-            "fix": {"applicability": f.fix} if f.fix else None,
+            "filename": os.path.abspath(f.path),
+            "fix": _fix(f),
+            "help": f.help,
+            "location": {"row": f.line, "column": f.column},
+            "message": f.message,
+            "name": rules.BY_CODE[f.code].name if f.code in rules.BY_CODE else None,
+            "noqa_row": f.line,
+            "url": urls[f.code],
         }
         for f in findings
     ]
     return json.dumps(rows, indent=2) + "\n"
+
+
+def file_uri(path: str) -> str:
+    """A file's ``file://`` URI, percent-encoded (``#``, spaces, non-ASCII), as SARIF needs."""
+    return Path(os.path.abspath(path)).as_uri()
 
 
 def _escape_data(value: str) -> str:
@@ -86,7 +122,7 @@ def sarif(findings: Sequence[Finding]) -> str:
                         "locations": [
                             {
                                 "physicalLocation": {
-                                    "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                                    "artifactLocation": {"uri": file_uri(f.path)},
                                     "region": {
                                         "startLine": f.line,
                                         "startColumn": f.column,
@@ -129,20 +165,22 @@ def statistics(findings: Sequence[Finding]) -> str:
 
 
 def summary(findings: Sequence[Finding], fixed: int = 0) -> str:
-    """The closing line: how many findings, and how many ``--fix`` could handle."""
+    """The closing line, as ruff's: ``Found N findings (M fixed, K remaining).`` after ``--fix``, and what can be fixed."""
     safe = sum(1 for f in findings if f.fix == "safe")
     unsafe = sum(1 for f in findings if f.fix == "unsafe")
-    if not findings:
-        return f"Fixed {fixed} finding{'s' if fixed != 1 else ''}; all checks passed." if fixed else "All checks passed!"
-    parts = [f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''}"]
+    total = len(findings) + fixed
+    if not total:
+        return "All checks passed!"
+    line = f"Found {total} finding{'s' if total != 1 else ''}"
     extra = []
     if fixed:
         extra.append(f"{fixed} fixed")
+        extra.append(f"{len(findings)} remaining")
     if safe:
         extra.append(f"{safe} fixable with `--fix`")
     if unsafe:
         extra.append(f"{unsafe} more with `--unsafe-fixes`")
-    return parts[0] + (f" ({', '.join(extra)})" if extra else "") + "."
+    return line + (f" ({', '.join(extra)})" if extra else "") + "."
 
 
-__all__ = ["FORMATS", "as_json", "github", "render", "sarif", "statistics", "summary", "text"]
+__all__ = ["FORMATS", "as_json", "file_uri", "rule_url", "github", "render", "sarif", "statistics", "summary", "text"]

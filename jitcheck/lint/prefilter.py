@@ -68,6 +68,8 @@ class _Index:
         self.binders: dict[str, set[tuple[int, bool]]] = {}
         """Where each name is bound by ``def`` or assignment: (id of the function or 0, in a loop)."""
         self.imported: set[str] = set()
+        self.passed: set[str] = set()
+        """Names handed to a call as an argument (a use of what they hold)."""
         self.modules: dict[str, str] = {}
         """Import aliases and the qualified names they stand for (``nn`` -> ``flax.linen``)."""
         self.class_of: dict[int, ast.ClassDef] = {}
@@ -116,6 +118,9 @@ class _Index:
                 spelled = _spelled(node.func)
                 if spelled is not None:
                     self.by_name.setdefault(spelled, []).append(site)
+                for arg in (*node.args, *(k.value for k in node.keywords)):
+                    if isinstance(arg, ast.Name):
+                        self.passed.add(arg.id)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
@@ -165,7 +170,10 @@ class _Judge:
         return name in names.CONSTRUCTOR_METHODS and id(function) in self.index.class_of
 
     def called_in(self, spelled: str, function: Function | None) -> bool:
-        return any(site.function is function for site in self.index.by_name.get(spelled, ()))
+        """Called in ``function`` or a closure of it, or handed to a call (the analysis decides which counts)."""
+        if spelled in self.index.passed:
+            return True
+        return any(self.within(site.function, function) for site in self.index.by_name.get(spelled, ()))
 
     def within(self, function: Function | None, outer: Function | None) -> bool:
         """True when code in ``function`` can see names bound in ``outer`` (it is ``outer`` or nested in it)."""

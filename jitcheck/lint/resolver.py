@@ -95,6 +95,16 @@ class Resolver:
                     calls.append(site)
         return calls
 
+    def uses_of(self, target: cst.Name | cst.FunctionDef) -> list[CallSite]:
+        """The calls of what ``target`` binds, and the calls it is handed to as an argument (which call it)."""
+        uses = []
+        for assignment in self.assignments_of(target):
+            for access in getattr(assignment, "references", ()):
+                site = self.c.call_of_func.get(access.node) or self.c.passed.get(access.node)
+                if site is not None:
+                    uses.append(site)
+        return uses
+
     def single_referent(self, node: cst.Name) -> object | None:
         found = self.referents(node)
         return found[0] if len(found) == 1 else None
@@ -327,6 +337,11 @@ class Resolver:
         receiver = expr.value
         if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
             return self.super_member(attr, context)
+        if isinstance(receiver, (cst.Name, cst.Attribute)):
+            named_class = self.class_ref(receiver) if self.names_a_class(receiver) else None
+            if named_class is not None:
+                # Read from the class: a classmethod is bound to it (a new object each read), the rest are plain.
+                return "method" if self.member(named_class, attr) == "class" else "stable"
         tag, classes = self.receiver(receiver, context)
         if tag == "stable":
             return "stable"
@@ -338,6 +353,21 @@ class Resolver:
         if None in kinds:
             return "unknown"
         return "stable"
+
+    def names_a_class(self, expr: cst.BaseExpression) -> bool:
+        """True when ``expr`` is a name bound to a class (defined here, or imported and indexed)."""
+        if isinstance(expr, cst.Name):
+            ref = self.single_referent(expr)
+            if isinstance(getattr(ref, "node", None), cst.ClassDef):
+                return True
+            return isinstance(ref, ImportAssignment) and self.class_ref(expr) is not None
+        if isinstance(expr, cst.Attribute):
+            base = expr.value
+            while isinstance(base, cst.Attribute):
+                base = base.value
+            return isinstance(base, cst.Name) and isinstance(self.single_referent(base), ImportAssignment) \
+                and self.class_ref(expr) is not None
+        return False
 
     def super_member(self, attr: str, context: Context) -> Member:
         """``super().attr`` in a method: a base's method, bound to ``self`` (unknown bases: a method too)."""

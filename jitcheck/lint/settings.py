@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+from jitcheck.lint.limits import DEFAULT_MAX_EXPRESSION_DEPTH
+
 FixMode = Literal["safe", "unsafe"] | None
 
 
@@ -17,6 +19,10 @@ class Settings:
     fix: FixMode = None
     select: frozenset[str] = frozenset()
     """With a fix mode: the codes the fixes may touch (selected, not ignored for this file)."""
+    max_expression_depth: int = DEFAULT_MAX_EXPRESSION_DEPTH
+    """Past this estimated expression depth a file gets JC000 before libcst parses it (0: no limit)."""
+    edits: bool = False
+    """Give each fixable finding its fix's text edits (for JSON output; costs a rewrite per finding)."""
 
 
 __all__ = ["FixMode", "Settings"]

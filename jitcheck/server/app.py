@@ -9,7 +9,6 @@ configuration and re-judges every open file.
 from __future__ import annotations
 
 import asyncio
-import logging
 from pathlib import Path
 
 from lsprotocol import types
@@ -24,8 +23,6 @@ from jitcheck.server.positions import UTF8, UTF16, UTF32, Span
 from jitcheck.server.project import Project
 from jitcheck.server.ruledocs import default_base, hover_markdown
 from jitcheck.server.session import Judged, Options, is_pyproject
-
-log = logging.getLogger(__name__)
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage("python")], notebook="*")],
@@ -94,7 +91,7 @@ class JitcheckServer(LanguageServer):
         source = notebooks.joined(texts)
         judgement = self.project.judge(self.path_of(notebook_uri), source.text)
         self.report(judgement.error)
-        for cell, text, findings in zip(cells, texts, notebooks.split(judgement.findings, source.starts), strict=True):
+        for cell, text, findings in zip(cells, texts, notebooks.split(judgement.findings, source), strict=True):
             self.judged[cell] = Judged(self.workspace.get_text_document(cell).version, text, tuple(findings), None)
             self.publish(cell)
 

@@ -2,16 +2,22 @@
 
 The seam: the server holds one object with the :class:`ProjectIndex` methods and
 tells it about every file it sees (``update``) and forgets (``remove``); after a
-change it re-judges ``dependents(path)``. :class:`ImportIndex` is the index used until
-the static pass has a project index of its own: it reads each file's imports with
-``ast`` and maps module names to files by their path. A static-pass index that
-judges one file with facts from another plugs in here by providing the same three
-methods (and :func:`jitcheck.server.project.Project` passes it to the check).
+change it re-judges ``dependents(path)``. :class:`ImportIndex` answers from each
+file's import statements (read by their spelling, so a file being typed keeps its
+imports) and maps module names to files by their path.
+
+The static pass's own project index (:class:`jitcheck.lint.index.ProjectIndex`, module
+summaries joined by name) lets ``analyze`` judge one file with facts from another;
+its command-line wiring (``check_text`` taking the index) is not on main yet. When it
+is, an index here also keeps ``jitcheck.lint.index.summarize`` of each file, the
+server passes the joined index to the check, and a part's key in
+:mod:`jitcheck.server.slices` takes in the digest of the summaries it imports.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Protocol
 
@@ -38,15 +44,29 @@ def module_names(path: Path) -> frozenset[str]:
     return frozenset(".".join(parts[index:]) for index in range(len(parts)))
 
 
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)
+
+
 def imported_names(path: Path, text: str) -> frozenset[str] | None:
-    """The dotted names a module imports (relative imports resolved against ``path``); None if it does not parse."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
+    """The dotted names a module imports (relative imports resolved against ``path``); None if none can be read.
+
+    Only the import statements are read (found by their spelling, each parsed alone),
+    so a file being typed keeps its imports while some other line does not parse.
+    """
     package = list(path.parent.parts[1:] if path.is_absolute() else path.parent.parts)
     names: set[str] = set()
-    for node in ast.walk(tree):
+    nodes: list[ast.AST] = []
+    for match in _IMPORT.finditer(text):
+        try:
+            nodes += ast.parse(match.group(0).strip().split(";")[0]).body
+        except SyntaxError:
+            continue
+    if not nodes and ("import" in text):
+        try:
+            ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")

@@ -2,8 +2,9 @@
 
 One :class:`Project` lives as long as the server. It judges a file's current text
 with the command line's own check (:func:`jitcheck.lint.check.check_text`) under the
-file's ``[tool.jitcheck]``, keeps the project index up to date, and says which open
-files to judge again after a change.
+file's ``[tool.jitcheck]``, part by part (:mod:`jitcheck.server.slices`: a change
+re-judges only the statements it can affect), keeps the project index up to date, and
+says which open files to judge again after a change.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from jitcheck.lint.check import check_text
 from jitcheck.lint.config import ConfigError
 from jitcheck.lint.findings import Finding
 from jitcheck.server.configs import Configs, FileConfig
 from jitcheck.server.index import ImportIndex, ProjectIndex
+from jitcheck.server.slices import SlicedChecker
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,6 +34,7 @@ class Project:
     def __init__(self, index: ProjectIndex | None = None) -> None:
         self.configs = Configs()
         self.index: ProjectIndex = index if index is not None else ImportIndex()
+        self.checker = SlicedChecker()
 
     def judge(self, path: Path, text: str) -> Judgement:
         """What ``jitcheck`` says about ``text`` as the content of ``path``.
@@ -46,8 +48,8 @@ class Project:
         if file.excluded or not text.strip():
             return Judgement((), file)
         text = text[1:] if text.startswith("\ufeff") else text
-        checked = check_text(text, str(path), file.settings)
-        return Judgement(tuple(f for f in checked.findings if f.code in file.select), file)
+        findings = self.checker.check(text, str(path), file.settings)
+        return Judgement(tuple(f for f in findings if f.code in file.select), file)
 
     def changed(self, path: Path, text: str) -> frozenset[Path]:
         """Record ``path``'s new text in the index; the other files to judge again."""

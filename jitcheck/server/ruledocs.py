@@ -7,8 +7,6 @@ and the docs say the same words.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from jitcheck import rules
 from jitcheck.lint.rules_doc import DEFAULT_PATH, anchor, rule_page
 
@@ -35,6 +33,3 @@ def hover_markdown(code: str, message: str, help_: str) -> str | None:
 
 __all__ = ["default_base", "hover_markdown", "link"]
 
-
-if __name__ == "__main__":  # pragma: no cover - a quick look at one rule's hover
-    print(hover_markdown("JC101", "<message>", "<help>") or "", Path(DEFAULT_PATH))

@@ -25,7 +25,7 @@ import numpy as np
 
 from jitcheck import rules
 from jitcheck.core.events import ArgumentKey, traced_argument_keys
-from jitcheck.core.keys import key_problems
+from jitcheck.core.keys import key_problems, strict
 from jitcheck.core.violations import Violation
 from jitcheck.stateful.errors import StateArgumentRefused, StaticArgumentRefused, found
 from jitcheck.stateful.jaxinternals import Tracer
@@ -41,7 +41,9 @@ class CacheKey(NamedTuple):
 
     ``static_args``: ``(position, value)`` of each static positional argument;
     ``static_kwargs``: ``(name, value)`` of each static keyword argument, sorted,
-    or None for a call without keyword arguments; ``tree``: the pytree structure of
+    or None for a call without keyword arguments; each static value as
+    :func:`jitcheck.core.keys.strict` keys it (``2``, ``2.0`` and ``True`` are three
+    keys, as in ``jax.jit``; it prints as the value); ``tree``: the pytree structure of
     the dynamic arguments; ``avals``: the abstract value of each dynamic leaf.
     """
 
@@ -83,6 +85,13 @@ class Split(NamedTuple):
 
 
 _NO_STATIC: tuple[tuple[int, Any], ...] = ()
+
+
+def _strict_pairs(pairs: tuple[tuple[Any, Any], ...] | None) -> tuple[tuple[Any, Any], ...] | None:
+    """``(position or name, value)`` pairs with each value keyed type-strictly."""
+    if not pairs:
+        return pairs
+    return tuple([(where, strict(value)) for where, value in pairs])
 
 
 def _ensure_ints(value: int | Iterable[int] | None) -> tuple[int, ...]:
@@ -242,7 +251,7 @@ class ArgumentSpec:
             avals = tuple([leaf.aval for leaf in leaves])
         except AttributeError:  # numbers, numpy arrays
             avals = tuple([jax.typeof(leaf) for leaf in leaves])
-        return (split.static_args, split.static_kwargs, tree, avals), leaves
+        return (_strict_pairs(split.static_args), _strict_pairs(split.static_kwargs), tree, avals), leaves
 
     def checked_key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[CacheKey, list[Any], Split]:
         """The cache key of a call, its dynamic leaves and its split, every argument checked.
@@ -260,7 +269,12 @@ class ArgumentSpec:
         leaves, tree = _flatten(target)
         if not all(isinstance(leaf, _TRACEABLE) and not isinstance(leaf, State) for leaf in leaves):
             self._refuse_dynamic(split)
-        key = CacheKey(split.static_args, split.static_kwargs, tree, tuple([jax.typeof(leaf) for leaf in leaves]))
+        key = CacheKey(
+            _strict_pairs(split.static_args),  # type: ignore[arg-type]
+            _strict_pairs(split.static_kwargs),
+            tree,
+            tuple([jax.typeof(leaf) for leaf in leaves]),
+        )
         return key, leaves, split
 
     def _refuse_dynamic(self, split: Split) -> None:

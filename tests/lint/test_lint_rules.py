@@ -37,6 +37,28 @@ def check(body: str) -> list[tuple[int, str]]:
 
 
 TRUE_POSITIVES = {
+    "build amortised over a loop in public API: each call of the API builds again": (
+        """\
+        def fit(params, batches, lr):
+            step = jax.jit(lambda p, b: p - lr * b)
+            for b in batches:
+                params = step(params, b)
+            return params
+        """,
+        [(2, "JC104")],
+    ),
+    "a private helper called twice builds again": (
+        """\
+        def _fit(params, batches):
+            step = jax.jit(lambda p, b: p - b)
+            for b in batches:
+                params = step(params, b)
+            return params
+        _fit(1.0, [1.0])
+        _fit(2.0, [1.0])
+        """,
+        [(2, "JC104")],
+    ),
     "bound method jitted in a method": (
         """\
         class Trainer:
@@ -488,8 +510,8 @@ TRUE_NEGATIVES = {
                 return p - lr
             return update
         """,
-    "build amortised over a loop": """\
-        def fit(params, batches, lr):
+    "build amortised over a loop, in a private helper that runs once": """\
+        def _fit(params, batches, lr):
             step = jax.jit(lambda p, b: p - lr * b)
             for b in batches:
                 params = step(params, b)
@@ -564,7 +586,7 @@ TRUE_NEGATIVES = {
                 return p
         def make(f):
             return jax.jit(jax.vmap(f))
-        def fit(xs):
+        def _fit(xs):
             step = jax.jit(jax.value_and_grad(scale))
             for x in xs:
                 step(x, 1.0)
@@ -603,7 +625,7 @@ TRUE_NEGATIVES = {
                 return self.step_fn(x) + sf(x, 1.0)
         def make(f):
             return StatefulFunction(f)
-        def fit(xs):
+        def _fit(xs):
             fn = StatefulFunction(scale)
             for x in xs:
                 fn(x, 1.0)

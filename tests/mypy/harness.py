@@ -7,7 +7,9 @@ A line of a case or fixture file that must draw errors carries a trailing commen
 
 ``mypy-expect`` lists the error codes reported on that line (all of them, mypy's own
 included); every other line must draw no error. ``mypy-says`` (repeatable) is text
-that one of the messages (errors or notes) on that line must contain.
+that one of the messages (errors or notes) on that line must contain. ``mypy-caret``
+is text on that line where the line's jitcheck errors must point (their column), checked
+when mypy ran with ``--show-column-numbers``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 _LINE = re.compile(
     r"^(?P<path>[^:\n]+):(?P<line>\d+):(?:(?P<column>\d+):)? (?P<severity>error|note): (?P<message>.*?)(?:  \[(?P<code>[a-z0-9-]+)\])?$"
 )
-_MARKER = re.compile(r"#\s*mypy-(?P<kind>expect|says):\s*(?P<value>.*?)\s*(?=#\s*mypy-|$)")
+_MARKER = re.compile(r"#\s*mypy-(?P<kind>expect|says|caret):\s*(?P<value>.*?)\s*(?=#\s*mypy-|$)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Message:
     severity: str
     message: str
     code: str | None
+    column: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +70,7 @@ class Expectations:
 
     codes: dict[int, set[str]]
     says: dict[int, list[str]]
+    carets: dict[int, str] = dataclasses.field(default_factory=dict)
 
 
 def run_mypy(args: Sequence[str], *, cwd: Path = ROOT) -> Report:
@@ -84,6 +88,7 @@ def run_mypy(args: Sequence[str], *, cwd: Path = ROOT) -> Report:
                     match["severity"],
                     match["message"],
                     match["code"],
+                    int(match["column"]) if match["column"] else None,
                 )
             )
     return Report(tuple(messages), stdout, stderr, status)
@@ -93,15 +98,18 @@ def expectations(path: Path) -> Expectations:
     """The ``mypy-expect`` and ``mypy-says`` markers in a file's comments, by line."""
     codes: dict[int, set[str]] = {}
     says: dict[int, list[str]] = {}
+    carets: dict[int, str] = {}
     with tokenize.open(path) as source:
         comments = [(t.start[0], t.string) for t in tokenize.generate_tokens(source.readline) if t.type == tokenize.COMMENT]
     for number, text in comments:
         for match in _MARKER.finditer(text):
             if match["kind"] == "expect":
                 codes.setdefault(number, set()).update(c.strip() for c in match["value"].split(",") if c.strip())
+            elif match["kind"] == "caret":
+                carets[number] = match["value"]
             else:
                 says.setdefault(number, []).append(match["value"])
-    return Expectations(codes, says)
+    return Expectations(codes, says, carets)
 
 
 def mismatches(path: Path, report: Report) -> list[str]:
@@ -125,6 +133,12 @@ def mismatches(path: Path, report: Report) -> list[str]:
             if not any(needle in t for t in texts):
                 shown = "".join(f"\n    {t}" for t in texts) or " (nothing)"
                 problems.append(f"{name}:{line}: no message contains {needle!r}; mypy said:{shown}")
+    source = path.read_text().splitlines()
+    for line, text in sorted(expected.carets.items()):
+        column = source[line - 1].find(text) + 1
+        for m in messages:
+            if m.line == line and m.severity == "error" and (m.code or "").startswith("jitcheck-") and m.column is not None and m.column != column:
+                problems.append(f"{name}:{line}: the error points at column {m.column}, not at {text!r} (column {column}): {m.message}")
     return problems
 
 

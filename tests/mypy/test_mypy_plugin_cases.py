@@ -18,13 +18,17 @@ SELF_CHECKED = ("jitcheck", "mypy_plugin")
 def report(mypy_cache: Path) -> Report:
     """One mypy --strict run, with the repository's config (plugin on), over the cases and jitcheck itself."""
     cases = CASES_DIR.relative_to(ROOT).as_posix()
-    return run_mypy(["--strict", "--config-file", "pyproject.toml", "--cache-dir", str(mypy_cache), cases, *SELF_CHECKED])
+    return run_mypy(["--strict", "--show-column-numbers", "--config-file", "pyproject.toml", "--cache-dir", str(mypy_cache), cases, *SELF_CHECKED])
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda path: path.stem)
 def test_case_draws_exactly_its_marked_errors(report: Report, case: Path) -> None:
     problems = mismatches(case, report)
     assert not problems, "\n".join(problems)
+
+
+def test_carets_are_checked(report: Report) -> None:
+    assert all(m.column is not None for m in report.errors()), "mypy printed no columns: mypy-caret markers would go unchecked"
 
 
 def test_jitcheck_and_the_plugin_pass_strict_with_the_plugin_on(report: Report) -> None:
@@ -40,13 +44,17 @@ def test_no_errors_outside_the_checked_files(report: Report) -> None:
 
 
 def test_every_rule_the_plugin_reports_is_exercised(report: Report) -> None:
-    seen = {m.message.split(" ", 1)[0] for m in report.errors() if m.code and m.code.startswith("jitcheck-")}
+    seen = {m.message.split(" ", 1)[0] for m in report.messages if m.severity == "note" and m.message.startswith("JC")}
     assert seen == set(rules.MYPY_CODES), f"not exercised: {sorted(set(rules.MYPY_CODES) - seen)}"
 
 
-def test_each_message_starts_with_its_rule_code_under_its_mypy_code(report: Report) -> None:
+def test_each_error_is_short_with_its_rule_why_and_fix_on_notes(report: Report) -> None:
+    """mypy's style: a short error line in double quotes; the rule code and why, then the fix, on notes."""
     for message in report.errors():
-        if message.code and message.code.startswith("jitcheck-"):
-            code = message.message.split(" ", 1)[0]
-            assert rules.rule(code).mypy_code == message.code, message
-            assert "; " in message.message, f"no fix given: {message}"
+        if not (message.code and message.code.startswith("jitcheck-")):
+            continue
+        assert "`" not in message.message and len(message.message) <= 160, message
+        notes = [m.message for m in report.messages if m.severity == "note" and (m.path, m.line) == (message.path, message.line)]
+        codes = {n.split(" ", 1)[0] for n in notes if n.startswith("JC")}
+        assert any(rules.rule(code).mypy_code == message.code for code in codes), (message, notes)
+        assert any(n.startswith("Fix: ") for n in notes), (message, notes)

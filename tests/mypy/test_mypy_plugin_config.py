@@ -158,8 +158,20 @@ def test_invalid_options_stop_mypy_naming_file_line_and_fix(tmp_path: Path, name
     (tmp_path / "empty.py").write_text("")
     report = run_mypy(["--config-file", str(path), "--cache-dir", str(tmp_path / "cache"), "empty.py"], cwd=tmp_path)
     assert report.status == 2
-    assert f"{path}:{line}: error: " in report.stderr, report.stderr
-    assert message in report.stderr, report.stderr
+    assert f"{path}:{line}: error: " in report.stdout, report.stdout + report.stderr
+    assert message in report.stdout, report.stdout
+
+
+def test_every_bad_option_is_reported_in_one_run_on_mypys_stream(tmp_path: Path) -> None:
+    text = MYPY_TOML + '\n[tool.jitcheck.mypy]\nconstrutors = ["a.b.d"]\nignore = ["JC401", "JC999"]\ngraph-classes = ["bad"]\n'
+    path = write_config(tmp_path, "pyproject.toml", text)
+    (tmp_path / "empty.py").write_text("")
+    report = run_mypy(["--config-file", str(path), "--cache-dir", str(tmp_path / "cache"), "empty.py"], cwd=tmp_path)
+    assert report.status == 2
+    errors = [line for line in report.stdout.splitlines() if ": error: " in line]
+    assert [e.split(": error: ")[0] for e in errors] == [f"{path}:8", f"{path}:9", f"{path}:9", f"{path}:10"], report.stdout
+    assert "'construtors'" in errors[0] and "'JC401'" in errors[1] and "'JC999'" in errors[2] and "'bad'" in errors[3]
+    assert not report.stderr.strip(), report.stderr
 
 
 def test_plugin_error_codes_are_known_to_mypy(tmp_path: Path) -> None:

@@ -64,7 +64,9 @@ def test_the_import_index_finds_absolute_and_relative_importers() -> None:
     index.update(Path("/w/pkg/sub/deep.py"), "from ..model import x")
     index.update(Path("/w/other.py"), "import os\nfrom pkg import train")
     assert index.dependents(Path("/w/pkg/model.py")) == {Path("/w/pkg/train.py"), Path("/w/run.py"), Path("/w/pkg/sub/deep.py")}
-    index.update(Path("/w/pkg/train.py"), "def broken(:")  # keeps what it imported while it does not parse
+    index.update(Path("/w/pkg/train.py"), "from .model import x\ndef broken(:")  # its imports read while it does not parse
+    assert Path("/w/pkg/train.py") in index.dependents(Path("/w/pkg/model.py"))
+    index.update(Path("/w/pkg/train.py"), "from .model import (x,\n")  # an import being typed: the last ones kept
     assert Path("/w/pkg/train.py") in index.dependents(Path("/w/pkg/model.py"))
     index.remove(Path("/w/run.py"))
     assert Path("/w/run.py") not in index.dependents(Path("/w/pkg/model.py"))
@@ -74,7 +76,25 @@ def test_the_import_index_finds_absolute_and_relative_importers() -> None:
 def test_notebook_findings_go_back_to_their_cells() -> None:
     cells = ["import jax\n!pip install jax", "for x in range(3):\n    %time jax.jit(lambda v: v)(x)\n    jax.jit(lambda v: v)(x)"]
     joined = notebooks.joined(cells)
-    assert joined.starts == (1, 3)
+    assert [cell for cell, _ in joined.starts] == [0, 1]
     findings = check_source(joined.text)
-    per_cell = notebooks.split(findings, joined.starts)
+    per_cell = notebooks.split(findings, joined)
     assert per_cell[0] == [] and [(f.code, f.line, f.column) for f in per_cell[1]] == [("JC104", 3, 13)]
+
+
+def test_the_project_judges_with_the_files_configuration_as_the_command_line_does(tmp_path: Path) -> None:
+    from jitcheck.server.project import Project
+
+    source = "import jax\n\ndef run(xs):\n    for x in xs:\n        jax.jit(lambda v: v)(x)\n"
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.jitcheck]\nexclude = ["generated/"]\nper-file-ignores = { "tests/*" = ["JC104"] }\n')
+    project = Project()
+    assert [f.code for f in project.judge(tmp_path / "src.py", source).findings] == ["JC104"]
+    assert project.judge(tmp_path / "tests" / "test_a.py", source).findings == ()
+    assert project.judge(tmp_path / "generated" / "g.py", source).findings == ()
+    assert project.judge(tmp_path / "src.py", "").findings == ()  # a new, empty buffer
+    (tmp_path / "pyproject.toml").write_text('[tool.jitcheck]\nselect = ["JC9"]\n')
+    assert project.judge(tmp_path / "src.py", source).error is None  # still the configuration read first
+    project.reload_configuration()
+    judged = project.judge(tmp_path / "src.py", source)
+    assert judged.findings == () and judged.error is not None and "pyproject.toml" in str(judged.error)

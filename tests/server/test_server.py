@@ -291,3 +291,12 @@ def test_shutdown_and_exit_end_the_server_with_status_0(tmp_path: Path) -> None:
         assert process is not None and await asyncio.wait_for(process.wait(), WAIT) == 0
 
     asyncio.run(main())
+
+
+def test_the_command_line_starts_the_server_and_it_ends_when_stdin_closes(tmp_path: Path) -> None:
+    shown = subprocess.run([sys.executable, "-m", "jitcheck.lint.cli", "server", "--help"], capture_output=True, text=True,
+                           timeout=WAIT, cwd=tmp_path)
+    assert shown.returncode == 0 and shown.stdout.startswith("usage: jitcheck server")
+    ended = subprocess.run([sys.executable, "-m", "jitcheck.lint.cli", "server"], input="", capture_output=True, text=True,
+                           timeout=WAIT, cwd=tmp_path)
+    assert ended.returncode == 0 and ended.stdout == ""

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
+import attr
+import attrs
+import pydantic
+
 import jitcheck
 
 
@@ -41,3 +45,35 @@ class RecordWithEq(jitcheck.Frozen):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, RecordWithEq) and other.name == self.name
+
+
+@attrs.define
+class AttrsName:
+    text: str
+
+
+@attrs.define(hash=True)
+class AttrsHashed:
+    text: str
+
+
+@attr.s
+class AttrSName:
+    text: str = attr.ib()
+
+
+class Model(pydantic.BaseModel):
+    text: str
+
+
+class FrozenModel(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(frozen=True)
+    text: str
+
+
+class FrozenByKeyword(pydantic.BaseModel, frozen=True):
+    text: str
+
+
+class SubOfFrozen(FrozenModel):
+    other: int

@@ -2,14 +2,36 @@
 
 from __future__ import annotations
 
-from cachelib import EqOnly, FrozenHoldingList, HashNone, IdentityName, MutableName, RecordWithEq, UnsafeHashName
+from cachelib import (
+    AttrSName,
+    AttrsHashed,
+    AttrsName,
+    EqOnly,
+    FrozenByKeyword,
+    FrozenHoldingList,
+    FrozenModel,
+    HashNone,
+    IdentityName,
+    Model,
+    MutableName,
+    RecordWithEq,
+    SubOfFrozen,
+    UnsafeHashName,
+)
 
 from jitcheck import JitGraph
 
 identity: JitGraph[IdentityName, str]
 unsafe: JitGraph[UnsafeHashName, str]
-mutable: JitGraph[MutableName, str]  # mypy-expect: jitcheck-label # mypy-says: it is a non-frozen dataclass
-holding: JitGraph[FrozenHoldingList, str]  # mypy-expect: jitcheck-label # mypy-says: (field `parts` of `FrozenHoldingList`) is a list
-eq_only: JitGraph[EqOnly, str]  # mypy-expect: jitcheck-label # mypy-says: it defines `__eq__` but not `__hash__`
-hash_none: JitGraph[HashNone, str]  # mypy-expect: type-var, jitcheck-label # mypy-says: it sets `__hash__` to None
-record: JitGraph[RecordWithEq, str]  # mypy-expect: jitcheck-label # mypy-says: it defines `__eq__` but not `__hash__`
+mutable: JitGraph[MutableName, str]  # mypy-expect: jitcheck-label # mypy-says: it is not frozen
+holding: JitGraph[FrozenHoldingList, str]  # mypy-expect: jitcheck-label # mypy-says: (field "parts" of "FrozenHoldingList") is a list
+eq_only: JitGraph[EqOnly, str]  # mypy-expect: jitcheck-label # mypy-says: it defines "__eq__" but not "__hash__"
+hash_none: JitGraph[HashNone, str]  # mypy-expect: type-var, jitcheck-label # mypy-says: it sets "__hash__" to None
+record: JitGraph[RecordWithEq, str]  # mypy-expect: jitcheck-label # mypy-says: it defines "__eq__" but not "__hash__"
+attrs_name: JitGraph[AttrsName, str]  # mypy-expect: type-var, jitcheck-label # mypy-says: it is not frozen # mypy-says: Fix: declare "AttrsName" with "@attrs.frozen"
+attrs_hashed: JitGraph[AttrsHashed, str]
+attr_s: JitGraph[AttrSName, str]  # mypy-expect: type-var, jitcheck-label # mypy-says: Fix: declare "AttrSName" with "@attr.s(frozen=True)"
+model: JitGraph[Model, str]  # mypy-expect: jitcheck-label # mypy-says: Fix: set "model_config = ConfigDict(frozen=True)" in "Model"
+frozen_model: JitGraph[FrozenModel, str]
+frozen_by_keyword: JitGraph[FrozenByKeyword, str]
+sub_of_frozen: JitGraph[SubOfFrozen, str]

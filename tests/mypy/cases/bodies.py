@@ -58,7 +58,7 @@ class Model:
 
     def nodes(self) -> list[NodeDefinition[str]]:
         return [
-            NodeDefinition(self.apply, ("x",), ("y",)),  # mypy-expect: jitcheck-body # mypy-says: JC101 bound method `self.apply` used as a node body # mypy-says: pass a module-level function
+            NodeDefinition(self.apply, ("x",), ("y",)),  # mypy-expect: jitcheck-body # mypy-says: JC101 ( # mypy-says: Bound method "self.apply" used as a node body # mypy-says: pass a module-level function
             NodeDefinition(self.helper, ("x",), ("y",)),
             NodeDefinition(Model.helper, ("x",), ("y",)),
             NodeDefinition(self.build, ("x",), ("y",)),
@@ -71,20 +71,20 @@ MODEL = Model()
 
 
 def other_receivers(model: Model) -> None:
-    NodeDefinition(model.apply, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: bound method `model.apply`
-    NodeDefinition(Model().apply, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: bound method `Model().apply`
+    NodeDefinition(model.apply, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: Bound method "model.apply" used as a node body
+    NodeDefinition(Model().apply, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: Bound method "Model().apply" used as a node body
     # A module-level object is the same object every time the graph is built.
     NodeDefinition(MODEL.apply, ("x",), ("y",))
 
 
 def partials(x_scale: float) -> None:
-    NodeDefinition(functools.partial(scale, factor=2.0), ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC102 `functools.partial` `functools.partial(scale, factor=2.0)` used as a node body # mypy-says: use `jitcheck.ValuePartial(scale, factor=2.0)`
+    NodeDefinition(functools.partial(scale, factor=2.0), ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC102 ( # mypy-says: "functools.partial" "functools.partial(scale, factor=2.0)" used as a node body # mypy-says: use "jitcheck.ValuePartial(scale, factor=2.0)"
     NodeDefinition(partial(scale, factor=x_scale), ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC102
-    NodeDefinition(p(scale, factor=2.0), ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC102 `functools.partial` `p(scale, factor=2.0)`
+    NodeDefinition(p(scale, factor=2.0), ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC102 ( # mypy-says: "functools.partial" "p(scale, factor=2.0)"
     NodeDefinition(ft.partial(scale, factor=2.0), ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC102
     made = partial(scale, factor=2.0)
-    NodeDefinition(made, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC102 `functools.partial` `made` used as a node body
-    NodeDefinition(jax.tree_util.Partial(scale, 2.0), ("x",), ("y",))  # mypy-expect: no-untyped-call, jitcheck-body # mypy-says: JC103 `jax.tree_util.Partial` `jax.tree_util.Partial(scale, 2.0)` used as a node body # mypy-says: use `jitcheck.ValuePartial(scale, 2.0)`
+    NodeDefinition(made, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC102 ( # mypy-says: "functools.partial" "made" used as a node body
+    NodeDefinition(jax.tree_util.Partial(scale, 2.0), ("x",), ("y",))  # mypy-expect: no-untyped-call, jitcheck-body # mypy-says: JC103 ( # mypy-says: "jax.tree_util.Partial" "jax.tree_util.Partial(scale, 2.0)" used as a node body # mypy-says: use "jitcheck.ValuePartial(scale, 2.0)"
     NodeDefinition(Partial(scale, 2.0), ("x",), ("y",))  # mypy-expect: no-untyped-call, jitcheck-body # mypy-says: JC103
     NodeDefinition(TreePartial(scale, 2.0), ("x",), ("y",))  # mypy-expect: no-untyped-call, jitcheck-body # mypy-says: JC103
     # The value-compared partial is the fix.
@@ -93,13 +93,13 @@ def partials(x_scale: float) -> None:
     NodeDefinition(CorePartial(scale, 2.0), ("x",), ("y",))
     # ... but what it wraps is judged too.
     NodeDefinition(ValuePartial(MODEL.apply), ("x",), ("y",))
-    NodeDefinition(ValuePartial(Model().apply), ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: bound method `Model().apply` used as the function of a `jitcheck.ValuePartial` in a node body
+    NodeDefinition(ValuePartial(Model().apply), ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: Bound method "Model().apply" used as the function of a "jitcheck.ValuePartial" in a node body
     NodeDefinition(ValuePartial(lambda x: x), ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC104
-    NodeDefinition(ValuePartial(scale, np.ones(3)), ("x",), ("y",))  # mypy-expect: jitcheck-setting # mypy-says: JC201 array `np.ones(3)` used as an argument of a `jitcheck.ValuePartial` in a node body
+    NodeDefinition(ValuePartial(scale, np.ones(3)), ("x",), ("y",))  # mypy-expect: jitcheck-setting # mypy-says: JC201 ( # mypy-says: "np.ones(3)" used as an argument of a "jitcheck.ValuePartial" in a node body cannot be a jit cache key: it is an array
 
 
 def lambdas_and_closures(factor: float) -> None:
-    NodeDefinition(lambda x: x * factor, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC104 lambda used as a node body # mypy-says: define it once with `def` at module level
+    NodeDefinition(lambda x: x * factor, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC104 ( # mypy-says: Lambda used as a node body # mypy-says: define it once with "def" at module level
 
     def inner(x: jax.Array) -> jax.Array:
         return x * factor
@@ -108,13 +108,13 @@ def lambdas_and_closures(factor: float) -> None:
     def jitted_inner(x: jax.Array) -> jax.Array:
         return x * factor
 
-    NodeDefinition(inner, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC105 nested function `inner` used as a node body # mypy-says: move `inner` to module level
-    NodeDefinition(jitted_inner, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC105 nested function `jitted_inner`
+    NodeDefinition(inner, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC105 ( # mypy-says: Nested function "inner" used as a node body # mypy-says: move "inner" to module level
+    NodeDefinition(jitted_inner, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC105 ( # mypy-says: Nested function "jitted_inner"
 
 
 def callable_objects() -> None:
     NodeDefinition(FrozenScale(2.0), ("x",), ("y",))
-    NodeDefinition(MutableScale(2.0), ("x",), ("y",))  # mypy-expect: jitcheck-setting # mypy-says: JC203 `MutableScale(2.0)` is an instance of the non-frozen dataclass `MutableScale` used as a node body
+    NodeDefinition(MutableScale(2.0), ("x",), ("y",))  # mypy-expect: jitcheck-setting # mypy-says: JC203 ( # mypy-says: "MutableScale(2.0)" used as a node body cannot be a jit cache key: its type "MutableScale" is not frozen
 
 
 def module_functions() -> None:
@@ -125,7 +125,7 @@ def module_functions() -> None:
 
 def written_among_nodes() -> None:
     # Not a NodeDefinition at all (mypy says so); the plugin says why a callable cannot be one.
-    NestingGraph(OrderedMap({"a": lambda x: x}))  # mypy-expect: arg-type, jitcheck-body # mypy-says: JC104 lambda used as a graph node
+    NestingGraph(OrderedMap({"a": lambda x: x}))  # mypy-expect: arg-type, jitcheck-body # mypy-says: JC104 ( # mypy-says: Lambda used as a graph node
 
 
 def body_variable(fn: Callable[[jax.Array], jax.Array]) -> None:

@@ -13,7 +13,7 @@ from jitcheck import JitGraph, NodeDefinition
 T = TypeVar("T")
 
 # Used before it is defined: judged once mypy knows the class.
-early: JitGraph[Later, str]  # mypy-expect: jitcheck-label # mypy-says: `Later` is not a valid Label
+early: JitGraph[Later, str]  # mypy-expect: jitcheck-label # mypy-says: "Later" is not a valid Label
 
 
 @dataclasses.dataclass
@@ -32,7 +32,7 @@ class Box(Generic[T]):
 
 
 good_box: JitGraph[Box[str], str]
-bad_box: JitGraph[Box[list[int]], str]  # mypy-expect: jitcheck-label # mypy-says: `list[int]` (field `item` of `Box`) is a list
+bad_box: JitGraph[Box[list[int]], str]  # mypy-expect: jitcheck-label # mypy-says: "list[int]" (field "item" of "Box") is a list
 
 Names = NewType("Names", list[str])
 new_type: JitGraph[Names, str]  # mypy-expect: type-var, jitcheck-label # mypy-says: it is a list
@@ -44,7 +44,7 @@ class Pair(NamedTuple):
 
 
 good_literal: JitGraph[Literal["a", "b"], str]
-named_tuple: JitGraph[Pair, str]  # mypy-expect: jitcheck-label # mypy-says: `Array` (an item of the tuple) is an array
+named_tuple: JitGraph[Pair, str]  # mypy-expect: jitcheck-label # mypy-says: "Pair" is not a valid Label of "JitGraph": "jax.Array" (an item of the tuple) is an array
 optional_bad: JitGraph[Optional[Later], str]  # mypy-expect: jitcheck-label
 
 

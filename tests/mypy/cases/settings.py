@@ -28,17 +28,17 @@ def good() -> None:
 
 
 def bad() -> None:
-    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"w": np.ones(3)}))  # mypy-expect: dict-item, jitcheck-setting # mypy-says: JC201 array `np.ones(3)` used as the node setting 'w' # mypy-says: pass the array as a traced (dynamic) input
-    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"w": jnp.ones(3)}))  # mypy-expect: jitcheck-setting # mypy-says: JC201 array `jnp.ones(3)`
-    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"sizes": [64, 64]}))  # mypy-expect: dict-item, jitcheck-setting # mypy-says: JC202 list `[64, 64]` used as the node setting 'sizes' # mypy-says: a tuple instead of a list
-    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"config": MutableName("c")}))  # mypy-expect: jitcheck-setting # mypy-says: JC203 `MutableName('c')` is an instance of the non-frozen dataclass `MutableName` used as the node setting 'config'
-    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"shape": EqOnly((3,))}))  # mypy-expect: jitcheck-setting # mypy-says: JC204 `EqOnly((3,))` is an instance of `EqOnly`, which defines `__eq__` but not `__hash__`
-    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"pair": (jnp.ones(3), 1)}))  # mypy-expect: jitcheck-setting # mypy-says: JC201 array `(jnp.ones(3), 1)`, which holds `Array`,
-    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"act": lambda x: x}))  # mypy-expect: jitcheck-body # mypy-says: JC104 lambda used as the node setting 'act'
-    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"fn": Model().apply}))  # mypy-expect: jitcheck-body # mypy-says: JC101 bound method `Model().apply` used as the node setting 'fn'
-    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap([("config", MutableName("c"))]))  # mypy-expect: jitcheck-setting # mypy-says: used as the node setting 'config'
+    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"w": np.ones(3)}))  # mypy-expect: dict-item, jitcheck-setting # mypy-says: JC201 ( # mypy-says: "np.ones(3)" used as the node setting "w" cannot be a jit cache key: its type "ndarray[tuple[int], dtype[float64]]" is an array # mypy-says: pass the array as a traced (dynamic) input
+    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"w": jnp.ones(3)}))  # mypy-expect: jitcheck-setting # mypy-says: JC201 ( # mypy-says: "jnp.ones(3)" used as the node setting "w" cannot be a jit cache key: its type "jax.Array" is an array
+    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"sizes": [64, 64]}))  # mypy-expect: dict-item, jitcheck-setting # mypy-says: JC202 ( # mypy-says: "[64, 64]" used as the node setting "sizes" cannot be a jit cache key: its type "list[int]" is a list # mypy-says: a tuple instead of a list
+    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"config": MutableName("c")}))  # mypy-expect: jitcheck-setting # mypy-says: JC203 ( # mypy-says: "MutableName('c')" used as the node setting "config" cannot be a jit cache key: its type "MutableName" is not frozen
+    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"shape": EqOnly((3,))}))  # mypy-expect: jitcheck-setting # mypy-says: JC204 ( # mypy-says: "EqOnly((3,))" used as the node setting "shape" cannot be a jit cache key: its type "EqOnly" defines "__eq__" but not "__hash__"
+    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"pair": (jnp.ones(3), 1)}))  # mypy-expect: jitcheck-setting # mypy-says: JC201 ( # mypy-says: "(jnp.ones(3), 1)" used as the node setting "pair" cannot be a jit cache key: "jax.Array" (an item of the tuple) is an array
+    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"act": lambda x: x}))  # mypy-expect: jitcheck-body # mypy-says: JC104 ( # mypy-says: Lambda used as the node setting "act"
+    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap({"fn": Model().apply}))  # mypy-expect: jitcheck-body # mypy-says: JC101 ( # mypy-says: Bound method "Model().apply" used as the node setting "fn"
+    NodeDefinition(scale, ("x",), ("y",), settings=OrderedMap([("config", MutableName("c"))]))  # mypy-expect: jitcheck-setting # mypy-says: "MutableName('c')" used as the node setting "config" cannot be a jit cache key: its type "MutableName" is not frozen
 
 
 def from_a_variable(configs: OrderedMap[str, MutableName], fine: OrderedMap[str, Hashable]) -> None:
-    NodeDefinition(scale, ("x",), ("y",), settings=configs)  # mypy-expect: jitcheck-setting # mypy-says: JC203 `configs` is an instance of the non-frozen dataclass `MutableName` used as a node setting
+    NodeDefinition(scale, ("x",), ("y",), settings=configs)  # mypy-expect: jitcheck-setting # mypy-says: JC203 ( # mypy-says: "configs" used as node settings cannot be a jit cache key: its values' type "MutableName" is not frozen
     NodeDefinition(scale, ("x",), ("y",), settings=fine)

@@ -38,10 +38,10 @@ def double(x: jax.Array) -> jax.Array:
 
 ok_sub: MyGraph[str, str]
 ok_str_places: StrPlaces[int]
-bad_sub_label: MyGraph[MutableName, str]  # mypy-expect: jitcheck-label # mypy-says: not a valid Label of `MyGraph`
-bad_sub_place: MyGraph[str, EqOnly]  # mypy-expect: jitcheck-place # mypy-says: not a valid Place of `MyGraph`
-bad_own_param: StrPlaces[MutableName]  # mypy-expect: jitcheck-label # mypy-says: JC301 `MutableName` is not a valid Label of `StrPlaces`
-bad_deeper: Deeper[EqOnly]  # mypy-expect: jitcheck-label # mypy-says: not a valid Label of `Deeper`
+bad_sub_label: MyGraph[MutableName, str]  # mypy-expect: jitcheck-label # mypy-says: not a valid Label of "MyGraph"
+bad_sub_place: MyGraph[str, EqOnly]  # mypy-expect: jitcheck-place # mypy-says: not a valid Place of "MyGraph"
+bad_own_param: StrPlaces[MutableName]  # mypy-expect: jitcheck-label # mypy-says: JC301 ( # mypy-says: "MutableName" is not a valid Label of "StrPlaces"
+bad_deeper: Deeper[EqOnly]  # mypy-expect: jitcheck-label # mypy-says: not a valid Label of "Deeper"
 bad_my_node: MyNode[MutableName]  # mypy-expect: jitcheck-place
 
 
@@ -50,8 +50,8 @@ class FixedBad(StrPlaces[MutableName]):  # mypy-expect: jitcheck-label
 
 
 node = MyNode(double, ("x",), ("y",), note="doubles")
-inferred_bad_node = MyNode(double, (MutableName("x"),), ())  # mypy-expect: jitcheck-place # mypy-says: not a valid Place of `MyNode`
-graph = StrPlaces(NestingGraph(OrderedMap({EqOnly((1,)): node})))  # mypy-expect: jitcheck-label # mypy-says: not a valid Label of `NestingGraph`
+inferred_bad_node = MyNode(double, (MutableName("x"),), ())  # mypy-expect: jitcheck-place # mypy-says: not a valid Place of "MyNode"
+graph = StrPlaces(NestingGraph(OrderedMap({EqOnly((1,)): node})))  # mypy-expect: jitcheck-label # mypy-says: not a valid Label of "NestingGraph"
 reveal_type(graph)  # mypy-says: Revealed type is "tests.mypy.cases.subclasses.StrPlaces[tests.mypy.cases.keys_lib.EqOnly]"
 reveal_type(node)  # mypy-says: Revealed type is "tests.mypy.cases.subclasses.MyNode[str]"
 
@@ -61,4 +61,4 @@ class Worker:
         return x
 
     def build(self) -> MyNode[str]:
-        return MyNode(self.step, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC101 bound method `self.step`
+        return MyNode(self.step, ("x",), ("y",))  # mypy-expect: jitcheck-body # mypy-says: JC101 ( # mypy-says: Bound method "self.step"

@@ -51,7 +51,7 @@ class Trainer:
 
     def nodes(self, factor: float) -> None:
         make_node(double, "x")
-        make_node(self.step, "x")  # mypy-expect: jitcheck-body # mypy-says: JC101 bound method `self.step` used as a node body
+        make_node(self.step, "x")  # mypy-expect: jitcheck-body # mypy-says: JC101 ( # mypy-says: Bound method "self.step" used as a node body
         make_node(lambda x: x * factor, "x")  # mypy-expect: jitcheck-body # mypy-says: JC104
 
         def inner(x: jax.Array) -> jax.Array:
@@ -64,8 +64,8 @@ class Trainer:
 
 node = NodeDefinition(double, ("x",), ("y",))
 good_graph = build_graph("a", node)
-bad_graph = build_graph(MutableName("a"), node)  # mypy-expect: jitcheck-label # mypy-says: JC301 `MutableName` is not a valid Label of `JitGraph`
+bad_graph = build_graph(MutableName("a"), node)  # mypy-expect: jitcheck-label # mypy-says: JC301 ( # mypy-says: "MutableName" is not a valid Label of "JitGraph"
 
 good_pipeline: Pipeline[str, list[int], str]
-bad_stage: Pipeline[MutableName, int, str]  # mypy-expect: jitcheck-label # mypy-says: not a valid Label of `Pipeline`
-bad_value: Pipeline[str, int, dict[str, int]]  # mypy-expect: type-var, jitcheck-place # mypy-says: JC302 `dict[str, int]` is not a valid Place of `Pipeline`
+bad_stage: Pipeline[MutableName, int, str]  # mypy-expect: jitcheck-label # mypy-says: not a valid Label of "Pipeline"
+bad_value: Pipeline[str, int, dict[str, int]]  # mypy-expect: type-var, jitcheck-place # mypy-says: JC302 ( # mypy-says: "dict[str, int]" is not a valid Place of "Pipeline"

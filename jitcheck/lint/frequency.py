@@ -1,0 +1,186 @@
+"""How often code runs: the exemptions of the static pass, by reason rather than by name.
+
+A wrapper built in a function body is rebuilt on every call of that function, and
+one built in a loop on every iteration. What makes code run once is a reason the
+pass can see: it runs only while an outer function is traced (a jitted body); it
+is a constructor (once per object) or under a cache (once per argument); or it is
+a function that runs once (a test or ``main``, called by the runner; a helper whose
+one call site runs once) and is not API that users call again and again. A loop
+inside any of them still runs its body per iteration.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from jitcheck.lint import names
+from jitcheck.lint.collect import CallSite, Context
+from jitcheck.lint.resolver import Resolver
+
+_NOT_LIBRARY = frozenset({
+    "test", "tests", "testing", "example", "examples", "doc", "docs", "benchmark", "benchmarks", "script", "scripts",
+    "application", "applications", "demo", "demos", "notebook", "notebooks", "tutorial", "tutorials", "experiments",
+})
+_MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
+
+
+class Frequency(Resolver):
+    """Judges whether code where a wrapper is built runs more than once."""
+
+    path: str
+
+    def is_library_module(self) -> bool:
+        """A module of the library itself (not a test, an example, a script or a benchmark)."""
+        cached = getattr(self, "_library", None)
+        if cached is None:
+            parts = [p.lower() for p in re.split(r"[\\/]", self.path or "")]
+            name = parts[-1] if parts else ""
+            cached = not (set(parts[:-1]) & _NOT_LIBRARY or name.startswith("test_") or name.endswith("_test.py")
+                          or name == "conftest.py" or _MAIN_GUARD.search(self._source()))
+            self._library = cached
+        return bool(cached)
+
+    def _source(self) -> str:
+        text = getattr(self, "_text_cache", None)
+        if text is None:
+            text = self.module.code
+            self._text_cache = text
+        return text
+
+    def is_api(self, function: cst.FunctionDef, context: Context) -> bool:
+        """Public API users call again and again: a public function or method of a library module."""
+        if function.name.value.startswith("_") or not self.is_library_module():
+            return False
+        defined = self.c.defs.get(function)
+        if defined is None:
+            return False
+        if defined.function is None:
+            return True  # a module-level function (or a method of a module-level class)
+        return False
+
+    def callers(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
+        """The call sites of ``function`` this file shows: by name, or ``self.name`` for a method."""
+        sites = list(self.calls_of(function))
+        if context.method_of is not None:
+            sites += self.c.self_calls.get((context.method_of, function.name.value), [])
+        return sites
+
+    def runs_once(self, context: Context, depth: int = 0) -> bool:
+        """True when the code of ``context`` (not in a loop there) runs once per program or test."""
+        function = context.function
+        if context.in_loop or not isinstance(function, cst.FunctionDef) or depth > 6:
+            return False
+        defined = self.c.defs.get(function)
+        if defined is None:
+            return False
+        name = function.name.value
+        sites = self.callers(function, context)
+        if any(site.context.in_loop for site in sites) or len(sites) >= 2:
+            return False  # called again and again, whatever its name
+        if name in names.ONCE_FUNCTIONS or name.startswith("test"):
+            return True  # an entry point or a test: the program or the test runner calls it once
+        if self.is_api(function, defined if defined.method_of is None else context):
+            return False
+        if len(sites) == 1:
+            caller = sites[0].context
+            return caller.function is None or self.exempt(caller, depth + 1)
+        return False
+
+    def exempt(self, context: Context, depth: int = 0) -> bool:
+        """Code that runs once, by reason: under an outer trace, in a constructor, under a cache, or run once."""
+        function = context.function
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        cached = False
+        for decorator in function.decorators:
+            expr = decorator.decorator
+            target = expr.func if isinstance(expr, cst.Call) else expr
+            qualified = self.qnames(target)
+            if any(q in self.jit_wrappers for q in qualified):
+                return True  # runs only while the outer function is traced
+            if isinstance(expr, cst.Call) and self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args \
+                    and self.wrapper_for(expr.args[0].value) is not None:
+                return True
+            if qualified & names.CACHING_DECORATORS:
+                cached = True
+        if context.in_loop:
+            return False
+        if cached or (context.method_of is not None and function.name.value in names.CONSTRUCTOR_METHODS):
+            return True
+        return self.runs_once(context, depth)
+
+    def used_here(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, wrapper: names.Wrapper, context: Context) -> bool:
+        """True when the jitted wrapper built here is used where it is built (so each build compiles).
+
+        A wrapper returned or stored (a factory, a constructor) is the caller's to
+        keep; one called right away, handed to a call, or bound to a local name that
+        this function (or a closure of it) calls, is traced and compiled anew each
+        time this code runs.
+        """
+        if isinstance(parent, cst.Call) and parent.func is wrapper_call:
+            return True
+        if isinstance(parent, cst.Attribute) and parent.value is wrapper_call:
+            return parent.attr.value in wrapper.tracing_methods
+        if isinstance(parent, cst.Arg):
+            return not self.runs_once(context) and context.function is not None
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
+            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            bound = [t for t in targets if isinstance(t, cst.Name)]
+            if not bound:
+                return False
+            return self.called_per_build(bound[0], self.c.assigned[bound[0]][1] if bound[0] in self.c.assigned else None)
+        return False
+
+    def within(self, function: object, outer: object) -> bool:
+        """True when ``function`` is ``outer`` or defined (at any depth) inside it."""
+        current = function
+        for _ in range(32):
+            if current is outer:
+                return True
+            if not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+                return False
+            defined = self.c.defs.get(current)  # type: ignore[call-overload]
+            if defined is None:
+                return False
+            current = defined.function
+        return False
+
+    def called_per_build(self, target: cst.Name | cst.FunctionDef, built: Context | None) -> bool:
+        """True when what ``target`` binds is called each time the code that builds it runs.
+
+        Calls in the building function or in closures of it count. When the build is
+        outside a loop and the calls are in one (a driver that builds once and then
+        trains), the build is amortised, unless the building function itself runs
+        more than once (called again, or API).
+        """
+        if built is None:
+            return False
+        calls = [site for site in self.uses_of(target) if self.within(site.context.function, built.function)]
+        if not calls:
+            return False
+        direct = [site for site in calls if site.context.function is built.function]
+        if not built.in_loop and (len(direct) < len(calls) or any(site.context.in_loop for site in calls)):
+            return not self.runs_once(built) and built.function is not None and self.repeated(built)
+        return True
+
+    def repeated(self, context: Context, depth: int = 0) -> bool:
+        """The function of ``context`` visibly runs more than once: called twice or in a loop, public API,
+        or called once from code that itself runs more than once."""
+        function = context.function
+        if not isinstance(function, cst.FunctionDef) or depth > 6:
+            return False
+        sites = self.callers(function, context)
+        if len(sites) >= 2 or any(site.context.in_loop for site in sites):
+            return True
+        defined = self.c.defs.get(function)
+        name = function.name.value
+        if name in names.ONCE_FUNCTIONS or name.startswith("test"):
+            return False
+        if defined is not None and self.is_api(function, defined):
+            return True
+        return len(sites) == 1 and self.repeated(sites[0].context, depth + 1)
+
+
+__all__ = ["Frequency"]

@@ -1,0 +1,221 @@
+"""Jupyter notebooks as one Python source: code cells joined in order, magics kept aside.
+
+A notebook runs its code cells top to bottom in one namespace, so the static pass
+reads them as one module (a jit built in cell 1 and called in a loop in cell 3 is
+judged as the notebook runs). :meth:`Notebook.parse` builds that module's text and
+the map back to cells; :meth:`Notebook.locate` turns a position in the joined text
+into ``(cell, line, column)`` (the cell counted from 1 over all cells, as Jupyter
+and ruff show them); :meth:`Notebook.with_source` writes an edited joined text back
+into the notebook, keeping outputs, metadata, other cells and every magic line intact.
+
+IPython syntax (``%magic``, ``!shell``, ``obj?``, ``x = !cmd``) is not Python: each
+such line is replaced by an indented ``pass`` carrying a numbered marker, and put back
+on write. Cells that start with a cell magic (``%%bash``) are not Python and are left
+out. Nothing here imports libcst, so a language server can use it as it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+CELL_MARKER = "# jitcheck: cell "
+"""The comment line that opens each code cell in the joined source."""
+_MARKER = CELL_MARKER
+_MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?:[%!]|\?|[\w.\[\], \t]+=[ \t]*[%!])")
+_HELP = re.compile(r"^[ \t]*[\w.]+[ \t]*\?\??[ \t]*$")
+_PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)pass  # jitcheck: magic (?P<number>\d+)$")
+
+
+class NotebookError(ValueError):
+    """A file named ``.ipynb`` that is not a notebook (bad JSON, no ``cells`` list)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CellSpan:
+    """Where one code cell sits in the joined source: its 1-based number and first line there."""
+
+    number: int
+    """1-based position among all the notebook's cells (markdown cells count too)."""
+    index: int
+    """0-based index into the notebook's ``cells`` list."""
+    first_line: int
+    """1-based line of the joined source where the cell's own first line is."""
+    lines: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Location:
+    """A position inside one cell: its number and the 1-based line and column in that cell."""
+
+    cell: int
+    line: int
+    column: int
+
+
+def _lines(source: Any) -> str:
+    if isinstance(source, list):
+        return "".join(str(part) for part in source)
+    return str(source) if source is not None else ""
+
+
+def _is_magic(line: str) -> bool:
+    return bool(_MAGIC.match(line) or _HELP.match(line))
+
+
+@dataclasses.dataclass
+class Notebook:
+    """A parsed notebook: its JSON, the joined Python source of its code cells, and the map between them."""
+
+    data: dict[str, Any]
+    source: str
+    spans: tuple[CellSpan, ...]
+    magics: tuple[str, ...]
+    """The original text of every replaced magic line, by marker number."""
+    indent: int | None = 1
+    list_sources: tuple[bool, ...] = ()
+    """Per span: whether the cell's source was stored as a list of lines (nbformat's way) or one string."""
+
+    @classmethod
+    def parse(cls, text: str) -> Notebook:
+        """Read a notebook's JSON text; :class:`NotebookError` when it is not a notebook."""
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise NotebookError(f"it is not valid JSON: {error}") from error
+        if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+            raise NotebookError("it has no `cells` list, so it is not a Jupyter notebook")
+        language = str(data.get("metadata", {}).get("language_info", {}).get("name", "python") or "python")
+        spans: list[CellSpan] = []
+        as_list: list[bool] = []
+        magics: list[str] = []
+        out: list[str] = []
+        line = 1
+        if language.lower() not in ("python", "python3"):
+            return cls(data, "", (), (), _indent_of(text))
+        for index, cell in enumerate(data["cells"]):
+            if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+                continue
+            body = _lines(cell.get("source"))
+            if body.lstrip().startswith("%%"):
+                continue  # a cell magic: the whole cell is another language
+            cell_lines = body.splitlines()
+            kept: list[str] = []
+            continued = False
+            for raw in cell_lines:
+                if continued or _is_magic(raw):
+                    indent = re.match(r"[ \t]*", raw)
+                    kept.append(f"{indent.group() if indent else ''}pass  # jitcheck: magic {len(magics)}")
+                    magics.append(raw)
+                    continued = raw.endswith("\\")
+                else:
+                    kept.append(raw)
+            out.append(f"{_MARKER}{index + 1}\n")
+            line += 1
+            spans.append(CellSpan(index + 1, index, line, len(kept)))
+            as_list.append(isinstance(cell.get("source"), list))
+            out.extend(f"{k}\n" for k in kept)
+            line += len(kept)
+        return cls(data, "".join(out), tuple(spans), tuple(magics), _indent_of(text), tuple(as_list))
+
+    def respanned(self, source: str) -> Notebook:
+        """This notebook with its cell map read from an edited joined ``source`` (lines moved by a fix)."""
+        spans: list[CellSpan] = []
+        by_number = {span.number: span for span in self.spans}
+        lines = source.splitlines()
+        for number, raw in enumerate(lines, start=1):
+            if raw.startswith(_MARKER) and raw[len(_MARKER):].strip().isdigit():
+                cell = int(raw[len(_MARKER):].strip())
+                if cell in by_number:
+                    spans.append(CellSpan(cell, by_number[cell].index, number + 1, 0))
+        return dataclasses.replace(self, source=source, spans=tuple(spans))
+
+    def span_of(self, line: int) -> CellSpan | None:
+        """The code cell that holds ``line`` of the joined source (the first cell for lines above every cell)."""
+        found = None
+        for span in self.spans:
+            if span.first_line - 1 <= line:
+                found = span
+            else:
+                break
+        return found if found is not None else (self.spans[0] if self.spans else None)
+
+    def locate(self, line: int, column: int) -> Location:
+        """A joined-source position as a cell position (cell 1, line 1 when the notebook has no code)."""
+        span = self.span_of(line)
+        if span is None:
+            return Location(1, 1, 1)
+        return Location(span.number, max(1, line - span.first_line + 1), column)
+
+    def restore_magics(self, text: str) -> str:
+        """``text`` (lines of the joined source) with every magic placeholder back to its original line."""
+
+        def back(line: str) -> str:
+            match = _PLACEHOLDER.match(line.rstrip("\r\n"))
+            if match is None or int(match.group("number")) >= len(self.magics):
+                return line
+            return self.magics[int(match.group("number"))] + line[len(line.rstrip("\r\n")):]
+
+        return "".join(back(line) for line in text.splitlines(keepends=True))
+
+    def cell_sources(self, source: str) -> dict[int, str] | None:
+        """Split an edited joined source back into cell sources (by cell index), magics restored; None if the markers moved."""
+        pieces: dict[int, list[str]] = {}
+        current: int | None = None
+        leading: list[str] = []
+        known = {span.number: span.index for span in self.spans}
+        for raw in source.splitlines():
+            if raw.startswith(_MARKER) and raw[len(_MARKER):].strip().isdigit():
+                number = int(raw[len(_MARKER):].strip())
+                if number not in known or known[number] in pieces:
+                    return None
+                current = known[number]
+                pieces[current] = leading  # lines above the first cell (e.g. an added import) join the first cell
+                leading = []
+                continue
+            match = _PLACEHOLDER.match(raw)
+            if match is not None:
+                number = int(match.group("number"))
+                if number >= len(self.magics):
+                    return None
+                raw = self.magics[number]
+            (pieces[current] if current is not None else leading).append(raw)
+        if len(pieces) != len(self.spans):
+            return None
+        return {index: "\n".join(_trim(lines)) for index, lines in pieces.items()}
+
+    def with_source(self, source: str) -> str:
+        """The notebook's JSON text with its code cells replaced by those of ``source`` (outputs and metadata kept)."""
+        cells = self.cell_sources(source)
+        if cells is None:
+            raise NotebookError("the edited source no longer has the notebook's cell markers in order")
+        data = json.loads(json.dumps(self.data))
+        for span, as_list in zip(self.spans, self.list_sources):
+            text = cells[span.index]
+            cell = data["cells"][span.index]
+            original = _lines(cell.get("source"))
+            if _trim(original.splitlines()) == text.splitlines():
+                continue
+            if original.endswith("\n"):
+                text += "\n"
+            cell["source"] = text.splitlines(keepends=True) if as_list else text
+        return json.dumps(data, indent=self.indent, ensure_ascii=False) + "\n"
+
+
+def _trim(lines: Sequence[str]) -> list[str]:
+    kept = list(lines)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return kept
+
+
+def _indent_of(text: str) -> int | None:
+    """The indent of the notebook's JSON (nbformat writes 1), so a rewrite diffs only where cells changed."""
+    match = re.search(r"\n( +)\"", text)
+    return len(match.group(1)) if match else None
+
+
+__all__ = ["CELL_MARKER", "CellSpan", "Location", "Notebook", "NotebookError"]

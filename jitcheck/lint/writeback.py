@@ -1,0 +1,149 @@
+"""Writing a fixed file back without changing anything but its code.
+
+The new text is encoded as the file was (its coding line's codec, its BOM), written
+through a symbolic link to its target, and keeps the file's owner and mode. A file
+linked from several names (a hardlink) is rewritten in place so every name sees the
+fix; any other file is written to a temporary beside it and renamed over it. Just
+before the rename the file is read again: one that changed or vanished since the run
+read it is left alone, with a message. A temporary is removed when anything fails,
+on SIGTERM and SIGINT too (:func:`signals_raise`); one left by a SIGKILLed run is
+swept by the next fix run in that folder (:func:`sweep`), once its writer is dead.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import re
+import signal
+import tempfile
+import tokenize
+from collections.abc import Iterator
+from io import BytesIO
+from pathlib import Path
+
+_TEMPORARY = re.compile(r"^\..+\.jitcheck-(?P<pid>\d+)-[^.]+\.tmp$")
+
+
+class Skipped(Exception):
+    """A fixed file that was not written, and why (the run reports it and goes on)."""
+
+
+def encoding_of(data: bytes) -> tuple[str, bytes]:
+    """The codec a file's text is written in and the BOM it starts with (``b""`` for none)."""
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8", codecs.BOM_UTF8
+    try:
+        encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
+    except (SyntaxError, LookupError):
+        return "utf-8", b""
+    return ("utf-8" if encoding == "utf-8-sig" else encoding), b""
+
+
+def encode_like(original: bytes, text: str) -> bytes:
+    """``text`` encoded as ``original`` was; :class:`Skipped` when the codec cannot hold it."""
+    encoding, bom = encoding_of(original)
+    try:
+        return bom + text.encode(encoding)
+    except UnicodeEncodeError as error:
+        raise Skipped(f"the fixed text cannot be written in the file's encoding ({encoding}): {error.reason}") from error
+
+
+def _temporary(folder: Path, name: str) -> tuple[int, str]:
+    return tempfile.mkstemp(prefix=f".{name}.jitcheck-{os.getpid()}-", suffix=".tmp", dir=folder)
+
+
+def write_fixed(path: Path, original: bytes, new: bytes) -> None:
+    """Replace ``path``'s content ``original`` by ``new``; :class:`Skipped` (nothing written) when that is not safe."""
+    try:
+        target = path.resolve(strict=True)
+        status = target.stat()
+        current = target.read_bytes()
+    except FileNotFoundError as error:
+        raise Skipped("it was deleted during the run, so it was not re-created") from error
+    except OSError as error:
+        raise Skipped(f"it cannot be read again before writing: {error.strerror or error}") from error
+    if current != original:
+        raise Skipped("it changed since jitcheck read it, so the fix was not written (run jitcheck again)")
+    if status.st_nlink > 1:
+        # A rename would leave the other names on the old content: write in place, as editors do for hardlinks.
+        with open(target, "r+b") as handle:
+            handle.write(new)
+            handle.truncate()
+            handle.flush()
+            os.fsync(handle.fileno())
+        return
+    descriptor, temporary = _temporary(target.parent, target.name)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(new)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, status.st_mode & 0o7777)
+        if hasattr(os, "chown"):
+            with contextlib.suppress(OSError):  # only a privileged user can give a file away; then keep the owner
+                os.chown(temporary, status.st_uid, status.st_gid)
+        try:
+            again = target.read_bytes()
+        except FileNotFoundError as error:
+            raise Skipped("it was deleted during the run, so it was not re-created") from error
+        if again != original:
+            raise Skipped("it changed since jitcheck read it, so the fix was not written (run jitcheck again)")
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep(folders: set[Path]) -> list[Path]:
+    """Remove the temporaries a killed jitcheck left in ``folders`` (never a live run's); returns those removed."""
+    removed: list[Path] = []
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            match = _TEMPORARY.match(name)
+            if match is None or _alive(int(match.group("pid"))):
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(folder / name)
+                removed.append(folder / name)
+    return removed
+
+
+@contextlib.contextmanager
+def signals_raise() -> Iterator[None]:
+    """While writing, SIGTERM raises SystemExit (as Ctrl-C raises KeyboardInterrupt), so temporaries are removed."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(number: int, _frame: object) -> None:
+        raise SystemExit(128 + number)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+__all__ = ["Skipped", "encode_like", "encoding_of", "signals_raise", "sweep", "write_fixed"]

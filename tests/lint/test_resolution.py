@@ -1,0 +1,236 @@
+"""The resolver and the project index: receivers typed from code, across files, and exemptions by reason."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from jitcheck.lint.check import check_source
+from jitcheck.lint.index import ProjectIndex, summarize
+
+
+def codes(source: str) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in check_source(textwrap.dedent(source), "m.py")]
+
+
+ENV = """\
+import jax
+
+class Env:
+    def step(self, x):
+        return x
+    @staticmethod
+    def pure(x):
+        return x
+    @property
+    def size(self):
+        return 3
+"""
+
+CASES = {  # (body, [(line in the body, code)])
+    "parameter annotation": ("def f(env: Env, x):\n    return jax.jit(env.step)(x)\n", [(2, "JC101")]),
+    "optional annotation": ("from typing import Optional\ndef f(env: Optional[Env], x):\n    return jax.jit(env.step)(x)\n",
+                            [(3, "JC101")]),
+    "string annotation": ("def f(env: 'Env', x):\n    return jax.jit(env.step)(x)\n", [(2, "JC101")]),
+    "variable annotation": ("def f(x, make):\n    env: Env = make()\n    return jax.jit(env.step)(x)\n", [(3, "JC101")]),
+    "constructor call": ("def f(x):\n    env = Env()\n    return jax.jit(env.step)(x)\n", [(3, "JC101")]),
+    "loop over constructors": ("def f(x):\n    for env in (Env(), Env()):\n        jax.jit(env.step)(x)\n", [(3, "JC101")]),
+    "attribute chain through self": (
+        "class Agent:\n    def __init__(self):\n        self.env = Env()\n"
+        "    def run(self, x):\n        return jax.jit(self.env.step)(x)\n", [(5, "JC101")]),
+    "attribute chain through an annotated field": (
+        "class Agent:\n    env: Env\n    def run(self, x):\n        return jax.jit(self.env.step)(x)\n", [(4, "JC101")]),
+    "super()": ("class Sub(Env):\n    def step(self, x):\n        return jax.jit(super().step)(x)\n", [(3, "JC101")]),
+    "a staticmethod is a plain function": ("def f(env: Env, x):\n    for _ in range(3):\n        jax.jit(env.pure)(x)\n", []),
+    "a class attribute read is a plain function": ("def f(x):\n    for _ in range(3):\n        jax.jit(Env.step)(x, x)\n", []),
+    "a module attribute is stable": ("def f(x):\n    for _ in range(3):\n        jax.jit(jax.numpy.sin)(x)\n", []),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_receivers_typed_from_code(name: str) -> None:
+    body, expected = CASES[name]
+    offset = ENV.count("\n") + 1
+    assert [(line - offset, code) for line, code in codes(ENV + "\n" + body)] == expected
+
+
+def test_unknown_receiver_in_a_loop_is_its_own_rule_and_only_in_a_loop() -> None:
+    source = """\
+    import jax
+    def evaluate(m, xs):
+        for x in xs:
+            jax.jit(m.predict)(x)
+    def once(m, x):
+        return jax.jit(m.predict)(x)
+    """
+    (finding,) = check_source(textwrap.dedent(source), "m.py")
+    assert (finding.line, finding.code) == (4, "JC107")
+    assert "predict = jax.jit(m.predict)" in finding.help
+
+
+def test_exemptions_by_reason_not_by_name() -> None:
+    source = """\
+    import jax
+    def test_loop(xs):
+        for x in xs:
+            jax.jit(lambda v: v)(x)
+    def test_once(x):
+        return jax.jit(lambda v: v)(x)
+    def main(xs):
+        for x in xs:
+            jax.jit(lambda v: v + 1)(x)
+    def test_helper(x):
+        return jax.jit(lambda v: v)(x)
+    def test_a():
+        test_helper(1.0)
+        test_helper(2.0)
+    @jax.jit
+    def traced(xs):
+        for i in range(3):
+            xs = jax.jit(lambda v: v)(xs)
+        return xs
+    """
+    # Loops in tests and main are flagged, a test body that runs once is not, a test helper called twice is,
+    # and code that only runs while an outer function is traced is exempt.
+    assert codes(source) == [(4, "JC104"), (9, "JC104"), (11, "JC104")]
+
+
+def test_factory_results_jitted_in_a_loop() -> None:
+    source = """\
+    import functools
+    import jax
+    def make_step(lr):
+        def step(p):
+            return p * lr
+        return step
+    def make_scale(a):
+        return functools.partial(jax.numpy.multiply, a)
+    def make_plain():
+        return jax.numpy.sin
+    def train(ps):
+        for p in ps:
+            jax.jit(make_step(0.1))(p)
+            jax.jit(make_scale(2.0))(p)
+            jax.jit(make_plain())(p)
+    step = jax.jit(make_step(0.1))
+    """
+    found = check_source(textwrap.dedent(source), "m.py")
+    assert [(f.line, f.code) for f in found] == [(13, "JC703"), (14, "JC703")]
+    assert "returns a new nested function" in found[0].message and "returns a new partial" in found[1].message
+
+
+def test_chex_variant_is_a_jit_wrapper() -> None:
+    source = """\
+    import chex
+    class T(chex.TestCase):
+        @chex.variants(with_jit=True, without_jit=True)
+        def test_v(self):
+            for n in range(3):
+                self.variant(lambda x: x + n)(1.0)
+            f = self.variant(lambda x: x * 2)
+            f(1.0)
+    """
+    assert codes(source) == [(6, "JC104")]
+    assert codes(source.replace("import chex", "import other as chex")) == []
+
+
+def write(root: Path, name: str, text: str) -> None:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+
+
+def test_names_resolve_across_the_files_of_a_run(tmp_path: Path) -> None:
+    from jitcheck.lint import config as config_module
+    from jitcheck.lint.runner import Options, run
+
+    write(tmp_path, "pyproject.toml", "[tool.jitcheck]\n")
+    write(tmp_path, "pkg/__init__.py", "from .envs import Env\n")
+    write(tmp_path, "pkg/envs.py", """\
+        import functools
+        import jax
+        class Base:
+            def get_params(self, x):
+                return x
+        class Env(Base):
+            def step(self, x):
+                return x
+        def make_step(lr):
+            return lambda p: p * lr
+        @functools.partial(jax.jit, static_argnums=1)
+        def apply(x, fn):
+            return fn(x)
+        """)
+    write(tmp_path, "pkg/train.py", """\
+        import jax
+        from pkg import Env
+        from pkg.envs import make_step, apply
+        from .envs import Base
+        class Agent(Base):
+            def __init__(self):
+                self.env = Env()
+            def run(self, x):
+                return jax.jit(self.env.get_params)(x)
+            def params(self, x):
+                return jax.jit(super().get_params)(x)
+        def loop(env: Env, xs):
+            for solver in (Env(), Env()):
+                jax.jit(solver.step)(xs)
+            for x in xs:
+                jax.jit(make_step(0.1))(x)
+            return apply(xs, lambda v: v)
+        """)
+    config = config_module.load(tmp_path)
+    report = run([tmp_path], config, Options(jobs=1), tmp_path)
+    found = [(Path(f.path).name, f.line, f.code) for f in report.findings]
+    assert found == [("train.py", 9, "JC101"), ("train.py", 11, "JC101"), ("train.py", 14, "JC101"),
+                     ("train.py", 16, "JC703"), ("train.py", 17, "JC104")]
+    warm = run([tmp_path], config, Options(jobs=1), tmp_path)
+    assert warm.analysed == 0 and warm.findings == report.findings
+    # An edit to a module another file imports is seen: the importer is checked again.
+    write(tmp_path, "pkg/envs.py", (tmp_path / "pkg/envs.py").read_text().replace("def step(self, x)", "step = None\n    def other(self, x)"))
+    again = run([tmp_path], config, Options(jobs=1), tmp_path)
+    assert again.analysed >= 2
+    assert ("train.py", 14, "JC101") not in [(Path(f.path).name, f.line, f.code) for f in again.findings]
+
+
+def test_installed_packages_are_read_without_importing() -> None:
+    source = """\
+    import jax
+    from jitcheck.core.graphs import JitGraph
+    def run(graphs: list, g: JitGraph, values):
+        return jax.jit(g.jit_call)(values)
+    """
+    assert codes(source) == [(4, "JC101")]
+    index = ProjectIndex({"m": summarize("")}, installed=False)
+    assert index.cls("jitcheck.core.graphs.JitGraph") is None
+
+
+def test_summaries_record_what_the_resolver_needs() -> None:
+    summary = summarize(textwrap.dedent("""\
+        import jax
+        from functools import partial
+        class A(B):
+            x: int
+            def __init__(self):
+                self.env = Env()
+            def m(self):
+                pass
+            @staticmethod
+            def s():
+                pass
+        @partial(jax.jit, static_argnames=("n",))
+        def f(x, n):
+            return x
+        def factory():
+            def inner():
+                pass
+            return inner
+        """))
+    a = summary["classes"]["A"]
+    assert a["bases"] == ["B"] and a["methods"] == {"__init__": "method", "m": "method", "s": "static"}
+    assert a["types"] == {"x": "int", "env": "Env"} and set(a["stored"]) == {"x", "env"}
+    assert summary["functions"]["f"]["jit"] == {"nums": [], "names": ["n"]}
+    assert summary["functions"]["factory"]["returns"] == "nested function"

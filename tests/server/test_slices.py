@@ -1,0 +1,104 @@
+"""Judging part by part (jitcheck.server.slices) finds exactly what the whole-module check finds,
+before and after edits, and a change re-judges only the part it touched."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from jitcheck.lint.check import check_text
+from jitcheck.lint.settings import Settings
+from jitcheck.server.slices import SlicedChecker, parts, spellings, statements
+from tests.lint.test_lint_rules import HEADER, TRUE_NEGATIVES, TRUE_POSITIVES
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = sorted((ROOT / "fixtures").rglob("*.py"))
+EDITED = ["fixtures/lint_project/data.py", "fixtures/example_project/example_buggy/schedule.py",
+          "fixtures/mypy_cases/node_bodies.py"]
+SETTINGS = Settings()
+
+
+def whole(text: str, path: str = "m.py", settings: Settings = SETTINGS) -> tuple[object, ...]:
+    return check_text(text, path, settings).findings
+
+
+def doc_blocks() -> list[str]:
+    blocks = []
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        blocks += re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    return blocks
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_fixture_gets_the_whole_modules_findings(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert SlicedChecker().check(text, str(path), SETTINGS) == whole(text, str(path))
+
+
+def rule_cases() -> list[str]:
+    cases = {**TRUE_POSITIVES, **TRUE_NEGATIVES}
+    return [HEADER + textwrap.dedent(str(case[0] if isinstance(case, tuple) else case)) for case in cases.values()]
+
+
+def test_every_rule_case_and_python_block_of_the_docs_gets_the_whole_modules_findings() -> None:
+    checker = SlicedChecker()
+    sources = rule_cases() + doc_blocks()
+    with_findings = 0
+    for source in sources:
+        expected = whole(source)
+        with_findings += bool(expected)
+        assert SlicedChecker().check(source, "m.py", SETTINGS) == expected, source
+        assert checker.check(source, "m.py", SETTINGS) == expected, source  # with every earlier source's parts kept
+    assert with_findings >= len(TRUE_POSITIVES)
+
+
+@pytest.mark.parametrize("name", EDITED)
+def test_after_each_edit_the_kept_parts_still_give_the_whole_modules_findings(name: str) -> None:
+    """Delete each top-level statement in turn, and duplicate it, judging with one warm checker."""
+    text = (ROOT / name).read_text(encoding="utf-8")
+    found = statements(text)
+    assert found is not None and whole(text, name)
+    checker = SlicedChecker()
+    checker.check(text, name, SETTINGS)
+    lines = text.split("\n")
+    for statement in found:
+        removed = "\n".join(lines[: statement.start - 1] + lines[statement.end:])
+        doubled = "\n".join(lines[: statement.end] + lines[statement.start - 1:])
+        for variant in (removed, doubled):
+            assert checker.check(variant, name, SETTINGS) == whole(variant, name), (name, statement.start)
+
+
+def test_configured_wrappers_start_parts_and_change_the_key() -> None:
+    text = "import mylib\n\ndef run(xs):\n    for x in xs:\n        mylib.compile(lambda v: v)(x)\n"
+    configured = Settings(jit_wrappers=("mylib.compile",))
+    checker = SlicedChecker()
+    assert checker.check(text, "m.py", SETTINGS) == whole(text) == ()
+    assert checker.check(text, "m.py", configured) == whole(text, settings=configured) != ()
+
+
+def test_a_change_rejudges_only_the_part_it_touched() -> None:
+    block = ("def loss_{i}(p, x):\n    return p * x\n\n\nstep_{i} = jax.jit(loss_{i})\n\n\n"
+             "def train_{i}(p, xs):\n    for x in xs:\n        p = jax.jit(lambda q: q - loss_{i}(q, x))(p)\n    return p\n\n\n")
+    text = "import jax\n\n\n" + "".join(block.format(i=i) for i in range(6))
+    found = statements(text)
+    assert found is not None and len(parts(found, spellings(found, SETTINGS))) == 6
+    checker = SlicedChecker()
+    first = checker.check(text, "m.py", SETTINGS)
+    assert first == whole(text) and checker.judged_parts == 6
+    edited = text.replace("return p * x", "return p * x * 2", 1)
+    assert checker.check(edited, "m.py", SETTINGS) == whole(edited)
+    assert checker.judged_parts == 7
+    moved = "# a new first line\n" + edited
+    assert checker.check(moved, "m.py", SETTINGS) == whole(moved)  # every part reused, one line further down
+    assert checker.judged_parts == 7
+
+
+def test_what_cannot_be_sliced_is_judged_whole() -> None:
+    broken = "import jax\n\ndef f(x:\n    return jax.jit(lambda v: v)\n"
+    assert SlicedChecker().check(broken, "m.py", SETTINGS) == whole(broken)
+    shared = "import jax\nf = jax.jit(lambda v: v); g = 1\n"
+    assert statements(shared) is None
+    assert SlicedChecker().check(shared, "m.py", SETTINGS) == whole(shared)
