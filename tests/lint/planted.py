@@ -280,11 +280,10 @@ def layer_stacks(draw: st.DrawFn, outers: tuple[str, ...] = ("", "function", "me
 def known_miss(shape: str, outer: str) -> bool:
     """Where the static pass is known to miss a retrace jax makes (tested apart, see test_lint_metamorphic).
 
-    A loop inside a test function (the pass exempts test functions as code that runs
-    once), and a function defined in a module-level loop or if (JC105 looks for
-    nested functions only).
+    A function defined in a module-level loop (or if) and jitted there: jax traces it
+    again on every iteration, but JC105 looks for functions nested in functions only.
     """
-    return outer == "test" or (shape == "JC105" and outer == "")
+    return shape == "JC105" and outer == ""
 
 
 @st.composite

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from jitcheck import rules
+from tests.mypy.conftest import MypyCacheFor
 from tests.mypy.harness import ROOT, Report, mismatches, run_mypy
 
 CASES_DIR = Path(__file__).parent / "cases"
@@ -14,11 +15,14 @@ CASES = sorted(CASES_DIR.glob("*.py"))
 SELF_CHECKED = ("jitcheck", "mypy_plugin")
 
 
+OPTIONS = ("--strict", "--show-column-numbers", "--config-file", "pyproject.toml")
+
+
 @pytest.fixture(scope="module")
-def report(mypy_cache: Path) -> Report:
+def report(mypy_cache_for: MypyCacheFor) -> Report:
     """One mypy --strict run, with the repository's config (plugin on), over the cases and jitcheck itself."""
     cases = CASES_DIR.relative_to(ROOT).as_posix()
-    return run_mypy(["--strict", "--show-column-numbers", "--config-file", "pyproject.toml", "--cache-dir", str(mypy_cache), cases, *SELF_CHECKED])
+    return run_mypy([*OPTIONS, "--cache-dir", str(mypy_cache_for(" ".join(OPTIONS))), cases, *SELF_CHECKED])
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda path: path.stem)
