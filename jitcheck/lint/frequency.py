@@ -139,9 +139,9 @@ class Frequency(Resolver):
         for _ in range(32):
             if current is outer:
                 return True
-            if not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            if not isinstance(current, cst.FunctionDef):
                 return False
-            defined = self.c.defs.get(current)  # type: ignore[call-overload]
+            defined = self.c.defs.get(current)
             if defined is None:
                 return False
             current = defined.function
