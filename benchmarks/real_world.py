@@ -271,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="score the findings saved by an earlier --json run instead of running the pass again")
     parser.add_argument("--missed", action="store_true", help="also list every labelled bug site without a finding")
     parser.add_argument("--check", action="store_true",
-                        help=f"exit 1 when a finding is unjudged, precision is under {scoring.percent(PRECISION_FLOOR)}, "
+                        help=f"exit 1 when a finding is unjudged, precision is under {scoring.percent(PRECISION_FLOOR)}, ".replace("%", "%%")
+                             + 
                              "or recall is under --min-recall")
     parser.add_argument("--download-only", action="store_true",
                         help="only download and unpack the sdists into --keep (exit 3 when the package index cannot be reached)")
