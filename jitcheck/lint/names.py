@@ -61,8 +61,11 @@ JIT_WRAPPERS: Final[Mapping[str, Wrapper]] = {
     "equinox.filter_jit": Wrapper("equinox.filter_jit", static_argnums=None, static_argnames=None, keys="value"),
     "flax.nnx.jit": Wrapper("flax.nnx.jit"),
     "brainpy.math.jit": Wrapper("brainpy.math.jit"),
+    # By position after the function: jitcheck's seed order is (static_argnums, axis_env, ...),
+    # with static_argnames keyword-only; brainstate's is (static_argnums, static_argnames, ...).
     **{
-        name: Wrapper(name, keys="wrapper", positional=("static_argnums", "static_argnames"),
+        name: Wrapper(name, keys="wrapper",
+                      positional=("static_argnums",) if name.startswith("jitcheck.") else ("static_argnums", "static_argnames"),
                       tracing_methods=frozenset({"jaxpr_call", "jaxpr_call_auto"}))
         for name in sorted(STATEFUL_FUNCTIONS)
     },

@@ -307,8 +307,11 @@ TRUE_POSITIVES = {
         sf = StatefulFunction(scale, (1,))
         def run(x):
             return sf(x, jnp.zeros(3))
+        se = StatefulFunction(scale, (1,), (("batch", 4),))  # the seed's order: axis_env third
+        def run_env(x):
+            return se(x, [1, 2])
         """,
-        [(9, "JC202"), (9, "JC202"), (9, "JC202"), (12, "JC201")],
+        [(9, "JC202"), (9, "JC202"), (9, "JC202"), (12, "JC201"), (15, "JC202")],
     ),
     "list, dict, set and comprehension as static arguments": (
         """\
