@@ -82,10 +82,18 @@ def github(findings: Sequence[Finding]) -> str:
     """GitHub Actions workflow commands: each finding annotates its line in a pull request."""
     lines = []
     for f in findings:
-        props = f"title={_escape_property(f'jitcheck ({f.code})')},file={_escape_property(f.path)},line={f.line},col={f.column}"
-        if f.end_line:
-            props += f",endLine={f.end_line},endColumn={f.end_column}"
-        lines.append(f"::error {props}::{_escape_data(f'{f.code} {f.message} (help: {f.help})')}\n")
+        title = _escape_property(f"jitcheck ({f.code})")
+        if f.cell:
+            # A notebook's lines count within a cell, and GitHub would place them in the JSON:
+            # the annotation goes on the file's first line, and the message names the cell.
+            props = f"title={title},file={_escape_property(f.path)},line=1,col=1"
+            text = f"{f.where}:{f.line}:{f.column}: {f.code} {f.message} (help: {f.help})"
+        else:
+            props = f"title={title},file={_escape_property(f.path)},line={f.line},col={f.column}"
+            if f.end_line:
+                props += f",endLine={f.end_line},endColumn={f.end_column}"
+            text = f"{f.code} {f.message} (help: {f.help})"
+        lines.append(f"::error {props}::{_escape_data(text)}\n")
     return "".join(lines)
 
 
