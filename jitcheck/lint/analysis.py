@@ -253,6 +253,10 @@ class Analyzer(Frequency):
                     return None  # defined by an outer function: the same object on every call here
                 if not rebuilt:
                     return None
+                if keys != "wrapper" and context.in_loop and not defined_in.in_loop and self.exempt(defined_in):
+                    # Defined before the loop: the same function object on every iteration, and jax's
+                    # cache (keyed on it) hits after the first; only a new call of the parent defines it anew.
+                    return None
                 return Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value})
             if depth == 0 and node is not None and node in self.c.assigned:
                 value, bound_in = self.c.assigned[node]

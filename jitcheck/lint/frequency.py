@@ -152,8 +152,11 @@ class Frequency(Resolver):
 
         Calls in the building function or in closures of it count. When the build is
         outside a loop and the calls are in one (a driver that builds once and then
-        trains), the build is amortised, unless the building function itself runs
-        more than once (called again, or API).
+        trains), the build is amortised over that loop, unless the building function
+        runs more than once: called twice, or in a loop, here, or a public method (an
+        object's ``fit``/``run`` is called again to continue or refit). A public
+        module-level function is not enough there: a driver such as ``train()`` is
+        called once per run, and its one compile serves every step of its loop.
         """
         if built is None:
             return False
@@ -170,7 +173,7 @@ class Frequency(Resolver):
                 sites = self.callers(built.function, built)
                 return len(sites) >= 2 or any(s.context.in_loop for s in sites) or (
                     len(sites) == 1 and self.repeated(sites[0].context))
-            return self.repeated(built)
+            return self.repeated(built, functions_are_api=False)
         return True
 
     def returns_closure(self, function: cst.FunctionDef) -> bool:
@@ -181,8 +184,9 @@ class Frequency(Resolver):
                   if isinstance(node, cst.FunctionDef) and ctx.function is function}
         return any(isinstance(v, cst.Lambda) or (isinstance(v, cst.Name) and v.value in nested) for v in finder.values)
 
-    def repeated(self, context: Context, depth: int = 0) -> bool:
-        """The function of ``context`` visibly runs more than once: called twice or in a loop, public API,
+    def repeated(self, context: Context, depth: int = 0, functions_are_api: bool = True) -> bool:
+        """The function of ``context`` visibly runs more than once: called twice or in a loop, public API
+        (a public method; a public module-level function too unless ``functions_are_api`` is False),
         or called once from code that itself runs more than once."""
         function = context.function
         if not isinstance(function, cst.FunctionDef) or depth > 6:
@@ -194,9 +198,9 @@ class Frequency(Resolver):
         name = function.name.value
         if name in names.ONCE_FUNCTIONS or name.startswith("test"):
             return False
-        if defined is not None and self.is_api(function, defined):
+        if defined is not None and (functions_are_api or context.method_of is not None) and self.is_api(function, defined):
             return True
-        return len(sites) == 1 and self.repeated(sites[0].context, depth + 1)
+        return len(sites) == 1 and self.repeated(sites[0].context, depth + 1, functions_are_api)
 
 
 class _Returns(cst.CSTVisitor):

@@ -37,15 +37,28 @@ def check(body: str) -> list[tuple[int, str]]:
 
 
 TRUE_POSITIVES = {
-    "build amortised over a loop in public API: each call of the API builds again": (
+    "a public driver called in a loop builds again on each call": (
         """\
         def fit(params, batches, lr):
             step = jax.jit(lambda p, b: p - lr * b)
             for b in batches:
                 params = step(params, b)
             return params
+        def sweep(params, batches):
+            for lr in (0.1, 0.01):
+                fit(params, batches, lr)
         """,
         [(2, "JC104")],
+    ),
+    "a public method that builds once and loops: each call of the method (a refit) compiles again": (
+        """\
+        class Model:
+            def fit(self, batches):
+                step = jax.jit(lambda p, b: p - b)
+                for b in batches:
+                    self.p = step(self.p, b)
+        """,
+        [(3, "JC104")],
     ),
     "a private helper called twice builds again": (
         """\
@@ -443,6 +456,20 @@ def test_prefilter_skips_modules_without_candidates() -> None:
 
 
 TRUE_NEGATIVES = {
+    "a nested def made before the loop and jitted in it: the same function each iteration, a cache hit": """\
+        def test_accumulation():
+            def train_step(x):
+                return x * 2
+            for i in range(5):
+                jax.jit(train_step)(i)
+        """,
+    "a public driver builds once and runs its loop: the compile is amortised over the run": """\
+        def fit(params, batches, lr):
+            step = jax.jit(lambda p, b: p - lr * b)
+            for b in batches:
+                params = step(params, b)
+            return params
+        """,
     "constructor-time jit of a bound method": """\
         class Model:
             def __init__(self):
