@@ -248,13 +248,17 @@ def report(scores: Sequence[scoring.Score], total: scoring.Score, missed: bool, 
     return "\n".join(lines)
 
 
-def failures(total: scoring.Score, min_recall: float) -> list[str]:
-    """Why ``--check`` fails: unjudged findings, precision under the floor, recall under ``min_recall``."""
+def failures(total: scoring.Score, min_recall: float, min_precision: float = PRECISION_FLOOR) -> list[str]:
+    """Why ``--check`` fails: unjudged findings, precision under ``min_precision``, recall under ``min_recall``.
+
+    The floors are regression guards: CI holds the numbers last measured, while the
+    report line keeps naming the targets (``PRECISION_FLOOR``, ``RECALL_TARGET``).
+    """
     problems = []
     if total.unjudged:
         problems.append(f"{len(total.unjudged)} finding(s) at unlabelled sites: label them in {LABELS.relative_to(ROOT)}")
-    if total.precision is not None and total.precision < PRECISION_FLOOR:
-        problems.append(f"precision {scoring.percent(total.precision)} is under {scoring.percent(PRECISION_FLOOR)}")
+    if total.precision is not None and total.precision < min_precision:
+        problems.append(f"precision {scoring.percent(total.precision)} is under --min-precision {scoring.percent(min_precision)}")
     if total.recall is not None and total.recall < min_recall:
         problems.append(f"recall {scoring.percent(total.recall)} is under --min-recall {scoring.percent(min_recall)}")
     return problems
@@ -271,11 +275,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="score the findings saved by an earlier --json run instead of running the pass again")
     parser.add_argument("--missed", action="store_true", help="also list every labelled bug site without a finding")
     parser.add_argument("--check", action="store_true",
-                        help=f"exit 1 when a finding is unjudged, precision is under {scoring.percent(PRECISION_FLOOR)}, ".replace("%", "%%")
-                             + 
+                        help="exit 1 when a finding is unjudged, precision is under --min-precision, "
                              "or recall is under --min-recall")
     parser.add_argument("--download-only", action="store_true",
                         help="only download and unpack the sdists into --keep (exit 3 when the package index cannot be reached)")
+    parser.add_argument("--min-precision", type=float, default=PRECISION_FLOOR,
+                        help=f"the precision --check requires, 0 to 1 (default: the floor, {PRECISION_FLOOR})")
     parser.add_argument("--min-recall", type=float, default=0.0,
                         help=f"the recall --check requires, 0 to 1 (default 0; the target is {RECALL_TARGET})")
     args = parser.parse_args(argv)
@@ -342,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
                 ],
             }, indent=2))
     if args.check:
-        problems = failures(total, args.min_recall)
+        problems = failures(total, args.min_recall, args.min_precision)
         for problem in problems:
             print(f"check failed: {problem}", file=sys.stderr)
         return 1 if problems else 0

@@ -145,6 +145,7 @@ def test_the_static_pass_is_scored_against_labels_on_a_real_tree(tmp_path: Path)
     _, judged_fine = real_world.score_results([result], [dataclass_replace(labels[0], label="fine")])
     assert judged_fine.precision == 0.0
     assert any("precision 0%" in problem for problem in real_world.failures(judged_fine, 0.0))
+    assert not any("precision" in problem for problem in real_world.failures(judged_fine, 0.0, min_precision=0.0))
     _, no_bugs_found = real_world.score_results([dataclass_replace(result, findings=[])], labels)
     assert any("recall 0%" in problem for problem in real_world.failures(no_bugs_found, 0.5))
 
