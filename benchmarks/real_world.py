@@ -330,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         print(report(scores, total, args.missed, subtotals(scores, libraries)))
         print()
         print(f"Recall {scoring.percent(total.recall)} (target {scoring.percent(RECALL_TARGET)}), "
-              f"precision {scoring.percent(total.precision)} (floor {scoring.percent(PRECISION_FLOOR)}), "
+              f"precision {scoring.percent(total.precision)} (target {scoring.percent(PRECISION_FLOOR)}), "
               f"{len(total.unjudged)} unjudged.")
         if args.json:
             args.json.write_text(json.dumps({

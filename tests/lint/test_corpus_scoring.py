@@ -213,4 +213,4 @@ def test_saved_findings_are_scored_again_without_running_the_pass(
     first = capsys.readouterr().out
     (tmp_path / "keep" / "tiny_lib-1.0" / "pkg" / "mod.py").write_text("import jax\n")  # the pass would now find nothing
     assert real_world.main([*common, "--findings", str(saved), "--check", "--min-recall", "1"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == first.splitlines()[-1] == "Recall 100% (target 85%), precision 100% (floor 90%), 0 unjudged."
+    assert capsys.readouterr().out.splitlines()[-1] == first.splitlines()[-1] == "Recall 100% (target 85%), precision 100% (target 90%), 0 unjudged."
