@@ -114,7 +114,8 @@ class Collector(cst.CSTVisitor):
         self.self_calls: dict[tuple[cst.ClassDef, str], list[CallSite]] = {}
         self.assigned: dict[cst.CSTNode, tuple[cst.BaseExpression, Context]] = {}
         self.classes: dict[cst.ClassDef, ClassInfo] = {}
-        self.defs: dict[cst.FunctionDef, Context] = {}
+        self.defs: dict[FunctionNode, Context] = {}
+        """Every ``def`` and lambda, with the context it is defined in."""
         self.decorated: list[tuple[cst.FunctionDef, cst.Decorator, Context]] = []
         self.passed: dict[cst.CSTNode, CallSite] = {}
         """Names handed to a call as an argument (``minimize(f, ...)``), with that call: a use of ``f``."""
@@ -245,7 +246,7 @@ class Collector(cst.CSTVisitor):
         return False
 
     def _lambda(self, node: cst.Lambda) -> bool:
-        self.defs[node] = self.context()  # type: ignore[index]
+        self.defs[node] = self.context()
         node.params.visit(self)
         self.frames.append(Frame("lambda", node, self._qualname("<lambda>")))
         node.body.visit(self)

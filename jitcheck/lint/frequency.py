@@ -139,7 +139,7 @@ class Frequency(Resolver):
         for _ in range(32):
             if current is outer:
                 return True
-            if not isinstance(current, cst.FunctionDef):
+            if not isinstance(current, (cst.FunctionDef, cst.Lambda)):
                 return False
             defined = self.c.defs.get(current)
             if defined is None:

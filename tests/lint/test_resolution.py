@@ -121,6 +121,35 @@ def test_factory_results_jitted_in_a_loop() -> None:
     assert "returns a new nested function" in found[0].message and "returns a new partial" in found[1].message
 
 
+def test_a_factory_whose_paths_return_different_fresh_functions() -> None:
+    source = """\
+    import jax
+    def make_schedule(n):
+        if n <= 0:
+            return lambda c: c
+        def schedule(c):
+            return c * n
+        return schedule
+    def make_or_plain(n):
+        if n <= 0:
+            return jax.numpy.sin
+        def schedule(c):
+            return c * n
+        return schedule
+    def test_schedules():
+        for n in (-1, 0, 2):
+            jax.jit(make_schedule(n))(1.0)
+            jax.jit(make_or_plain(n))(1.0)
+    """
+    # Every path of make_schedule returns a new function; one path of make_or_plain returns a module function.
+    found = check_source(textwrap.dedent(source), "m.py")
+    assert [(f.line, f.code) for f in found] == [(16, "JC703")]
+    assert "returns a new lambda or nested function" in found[0].message
+    functions = summarize(textwrap.dedent(source))["functions"]
+    assert functions["make_schedule"]["returns"] == "lambda or nested function"
+    assert "returns" not in functions["make_or_plain"]
+
+
 def test_chex_variant_is_a_jit_wrapper() -> None:
     source = """\
     import chex
