@@ -55,6 +55,21 @@ CASES: dict[str, tuple[str, list[str]]] = {
         "def run(x):\n    return make()(x)\n",
         ["JC104"],
     ),
+    "a helper jitting its parameter, handed a new lambda by each call": (
+        "def apply(fn, x):\n    return jax.jit(fn)(x)\n"
+        "def run(x):\n    return apply(lambda v: jnp.sin(v), x)\n",
+        ["JC104"],
+    ),
+    "a helper jitting its parameter, handed a nested def by each call": (
+        "def apply(fn, x, jitting=True):\n    fn = jax.jit(fn) if jitting else fn\n    return fn(x)\n"
+        "def run(x):\n    def f(v):\n        return jnp.sin(v)\n    return apply(f, x)\n",
+        ["JC105"],
+    ),
+    "a helper jitting its parameter, handed a module-level function": (
+        "def apply(fn, x):\n    return jax.jit(fn)(x)\n"
+        "def run(x):\n    return apply(loss, x)\n",
+        [],
+    ),
     "a factory's closures calling a lambda it jits, the factory called once": (
         "def make():\n    f = jax.jit(lambda v: jnp.sin(v))\n    return lambda x: f(x)\n"
         "step = make()\ndef run(x):\n    return step(x)\n",
