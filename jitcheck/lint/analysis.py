@@ -254,7 +254,8 @@ class Analyzer(Frequency):
                 if not rebuilt:
                     return None
                 return Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value})
-            if isinstance(node, cst.Param) and depth == 0 and jitted and rebuilt:
+            if isinstance(node, cst.Param) and depth == 0 and jitted and rebuilt and not context.in_loop:
+                # A parameter is bound once per call: rebuilt in a loop of the helper, the wrapper finds it again.
                 return self.parameter_problem(expr, node, context=context, position=position, keys=keys)
             if depth == 0 and node is not None and node in self.c.assigned:
                 value, bound_in = self.c.assigned[node]

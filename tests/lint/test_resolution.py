@@ -174,8 +174,15 @@ def test_a_helper_jitting_its_parameter_is_judged_by_what_its_callers_hand_in() 
     def test_plain():
         _plain(jnp.add, 1.0, 2.0)
         _plain(jnp.subtract, 1.0, 2.0)
+    def _twice(fn, x):
+        for _ in range(2):
+            jax.jit(fn)(x)
+    def test_twice():
+        _twice(lambda v: v, 1.0)
+        _twice(lambda v: v + 1, 1.0)
     """
-    # Lambdas handed in (by position, or by keyword to a method) are new keys per call; module functions are not.
+    # Lambdas handed in (by position, or by keyword to a method) are new keys per call; module functions are
+    # not; and a parameter jitted in a loop of the helper is the same object on every iteration (not reported).
     found = check_source(textwrap.dedent(source), "tests/test_m.py")
     assert [(f.line, f.code) for f in found] == [(4, "JC104"), (10, "JC104")]
     assert "through its parameter `operator`" in found[0].message and found[0].fix is None
