@@ -258,6 +258,9 @@ class Analyzer(Frequency):
                     # cache (keyed on it) hits after the first; only a new call of the parent defines it anew.
                     return None
                 return Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value})
+            if isinstance(node, cst.Param) and depth == 0 and jitted and rebuilt and not context.in_loop:
+                # A parameter is bound once per call: rebuilt in a loop of the helper, the wrapper finds it again.
+                return self.parameter_problem(expr, node, context=context, position=position, keys=keys)
             if depth == 0 and node is not None and node in self.c.assigned:
                 value, bound_in = self.c.assigned[node]
                 if isinstance(getattr(ref, "scope", None), GlobalScope) and not bound_in.in_loop:
@@ -283,6 +286,49 @@ class Analyzer(Frequency):
                                                          "receiver": _text(self.module, expr.value, 40),
                                                          "name": expr.attr.value})
         return None
+
+    def parameter_problem(self, expr: cst.Name, param: cst.Param, *, context: Context, position: str,
+                          keys: names.Keys) -> Problem | None:
+        """A parameter jitted where the wrapper is rebuilt on every call: what the callers this file
+        shows hand in for it. A lambda, partial, nested function, bound method or factory result
+        passed there is a new key on each call of this function (a module-level function is not)."""
+        function = context.function
+        if not isinstance(function, cst.FunctionDef):
+            return None
+        params = self.def_params(function)
+        keyword_only = [p.name.value for p in function.params.kwonly_params]
+        name = param.name.value
+        if name not in params and name not in keyword_only:
+            return None  # a parameter of a lambda or of an outer function
+        found: list[Problem] = []
+        for site in self.callers(function, context):
+            call = site.node
+            shift = 1 if context.method_of is not None and isinstance(call.func, cst.Attribute) and params \
+                and params[0] == context.self_name else 0
+            index = params.index(name) - shift if name in params else -1
+            argument: cst.BaseExpression | None = None
+            position_index = 0
+            for arg in call.args:
+                if arg.star:
+                    break
+                if arg.keyword is None:
+                    if position_index == index:
+                        argument = arg.value
+                    position_index += 1
+                elif arg.keyword.value == name:
+                    argument = arg.value
+            if argument is None:
+                continue
+            problem = self.callable_problem(argument, rebuilt=True, context=site.context,
+                                            position=f"{position}, through its parameter `{name}`",
+                                            allow_value_partial=False, keys=keys)
+            if problem is not None:
+                found.append(problem)
+        if not found:
+            return None
+        first = found[0]
+        note = f"the callers of `{function.name.value}` hand `{name}` a new one on each call: fix it where they build it"
+        return dataclasses.replace(first, plan=None, node=expr, note=note)
 
     def branches_problem(self, expr: cst.Name, referents: list[object], *, context: Context, position: str,
                          keys: names.Keys) -> Problem | None:

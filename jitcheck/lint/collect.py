@@ -114,7 +114,8 @@ class Collector(cst.CSTVisitor):
         self.self_calls: dict[tuple[cst.ClassDef, str], list[CallSite]] = {}
         self.assigned: dict[cst.CSTNode, tuple[cst.BaseExpression, Context]] = {}
         self.classes: dict[cst.ClassDef, ClassInfo] = {}
-        self.defs: dict[cst.FunctionDef, Context] = {}
+        self.defs: dict[FunctionNode, Context] = {}
+        """Every ``def`` and lambda, with the context it is defined in."""
         self.decorated: list[tuple[cst.FunctionDef, cst.Decorator, Context]] = []
         self.passed: dict[cst.CSTNode, CallSite] = {}
         """Names handed to a call as an argument (``minimize(f, ...)``), with that call: a use of ``f``."""
@@ -148,14 +149,15 @@ class Collector(cst.CSTVisitor):
         self.stack.append(node)
         kind = type(node)
         if kind in _COMPREHENSIONS:
-            self.frames[-1].loops += 1
+            if not _runs_once(node):
+                self.frames[-1].loops += 1
             return True
         handler = self._handlers.get(kind)
         return handler(node) if handler is not None else True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()
-        if type(original_node) in _COMPREHENSIONS:
+        if type(original_node) in _COMPREHENSIONS and not _runs_once(original_node):
             self.frames[-1].loops -= 1
 
     def context(self) -> Context:
@@ -245,7 +247,7 @@ class Collector(cst.CSTVisitor):
         return False
 
     def _lambda(self, node: cst.Lambda) -> bool:
-        self.defs[node] = self.context()  # type: ignore[index]
+        self.defs[node] = self.context()
         node.params.visit(self)
         self.frames.append(Frame("lambda", node, self._qualname("<lambda>")))
         node.body.visit(self)
@@ -257,9 +259,10 @@ class Collector(cst.CSTVisitor):
             self.loop_iters[node.target] = node.iter
         node.target.visit(self)
         node.iter.visit(self)
-        self.frames[-1].loops += 1
+        once = _one_item(node.iter)
+        self.frames[-1].loops += 0 if once else 1
         node.body.visit(self)
-        self.frames[-1].loops -= 1
+        self.frames[-1].loops -= 0 if once else 1
         if node.orelse is not None:
             node.orelse.visit(self)
         return False
@@ -287,7 +290,7 @@ class Collector(cst.CSTVisitor):
             site: CallSite | None = None
             last = spelled.rsplit(".", 1)[-1]
             if last in self.triggers:
-                site = CallSite(node, self.context(), self.stack[-2] if len(self.stack) > 1 else None, spelled)
+                site = CallSite(node, self.context(), self._holder(), spelled)
                 self.candidates.append(site)
                 if last in self.graph_spellings:
                     self.needs_scope = True
@@ -308,6 +311,19 @@ class Collector(cst.CSTVisitor):
                 ):
                     self.self_calls.setdefault((site.context.method_of, func.attr.value), []).append(site)
         return True
+
+    def _holder(self) -> cst.CSTNode | None:
+        """What holds the call visited now, looking through conditional expressions: in
+        ``g = jax.jit(f) if jitting else f`` the wrapper is bound to ``g``."""
+        index = len(self.stack) - 2
+        child = self.stack[-1]
+        while index >= 0:
+            holder = self.stack[index]
+            if not (isinstance(holder, cst.IfExp) and holder.test is not child):
+                return holder
+            child = holder
+            index -= 1
+        return None
 
     def _record_target(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         context = self.context()
@@ -344,6 +360,19 @@ _STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault
 """Calls that store what they are handed rather than call it (``fns.append(f)``): not a use of ``f``."""
 
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+
+
+def _one_item(iterable: cst.BaseExpression) -> bool:
+    """A literal list or tuple of one item (``for t in [0.5]:``): the loop body runs once."""
+    return isinstance(iterable, (cst.List, cst.Tuple)) and len(iterable.elements) == 1 \
+        and not isinstance(iterable.elements[0], cst.StarredElement)
+
+
+def _runs_once(node: cst.CSTNode) -> bool:
+    """A comprehension over one literal item, with no other ``for`` or ``if``: its element is evaluated once."""
+    for_in = getattr(node, "for_in", None)
+    return isinstance(for_in, cst.CompFor) and for_in.inner_for_in is None and not for_in.ifs \
+        and _one_item(for_in.iter)
 
 
 def collect(module: cst.Module, source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = ()) -> Collector:

@@ -61,11 +61,25 @@ class Frequency(Resolver):
         return False
 
     def callers(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
-        """The call sites of ``function`` this file shows: by name, or ``self.name`` for a method."""
+        """The call sites of ``function`` this file shows: by name, or ``self.name`` for a method (also in
+        the methods of its base classes defined here, whose ``self.name`` reaches this override)."""
         sites = list(self.calls_of(function))
         if context.method_of is not None:
-            sites += self.c.self_calls.get((context.method_of, function.name.value), [])
+            for cls in self.class_and_bases(context.method_of):
+                sites += self.c.self_calls.get((cls, function.name.value), [])
         return sites
+
+    def class_and_bases(self, cls: cst.ClassDef) -> list[cst.ClassDef]:
+        """``cls`` and its base classes defined in this file, transitively."""
+        found = [cls]
+        for current in found:
+            if len(found) > 16:
+                break
+            for base in current.bases:
+                info = self.local_class(base.value)
+                if info is not None and info.node not in found:
+                    found.append(info.node)
+        return found
 
     def runs_once(self, context: Context, depth: int = 0) -> bool:
         """True when the code of ``context`` (not in a loop there) runs once per program or test."""
@@ -139,7 +153,7 @@ class Frequency(Resolver):
         for _ in range(32):
             if current is outer:
                 return True
-            if not isinstance(current, cst.FunctionDef):
+            if not isinstance(current, (cst.FunctionDef, cst.Lambda)):
                 return False
             defined = self.c.defs.get(current)
             if defined is None:

@@ -127,9 +127,11 @@ def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
             kinds.add("transformed function")
         else:
             kinds.add(None)
-    if len(kinds) == 1:
-        return kinds.pop()
-    return None
+    if None in kinds or not kinds:
+        return None  # some path returns something else (or nothing): not always a fresh function
+    # Every path returns a fresh function, of one kind or several (``return lambda c: v`` on an early
+    # exit, ``return schedule`` otherwise): "nested function or lambda".
+    return " or ".join(sorted(k for k in kinds if k is not None))
 
 
 def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:

@@ -61,6 +61,8 @@ JIT_WRAPPERS: Final[Mapping[str, Wrapper]] = {
     "equinox.filter_jit": Wrapper("equinox.filter_jit", static_argnums=None, static_argnames=None, keys="value"),
     "flax.nnx.jit": Wrapper("flax.nnx.jit"),
     "brainpy.math.jit": Wrapper("brainpy.math.jit"),
+    "brainstate.transform.jit": Wrapper("brainstate.transform.jit"),
+    "brainstate.transform._jit.jit": Wrapper("brainstate.transform.jit"),
     # By position after the function: jitcheck's seed order is (static_argnums, axis_env, ...),
     # with static_argnames keyword-only; brainstate's is (static_argnums, static_argnames, ...).
     **{

@@ -191,8 +191,10 @@ class _Judge:
 
     def used_here(self, site: _Site) -> bool:
         parent = site.parent
-        if isinstance(parent, ast.Call) and parent.func is site.node:
-            return True
+        if isinstance(parent, ast.Call):
+            return True  # called right away, or handed to a call (which calls it)
+        if isinstance(parent, ast.IfExp):
+            return True  # `g = jax.jit(f) if jitting else f`: the analysis looks through it
         if isinstance(parent, ast.Attribute):
             return parent.attr in _TRACING_METHODS
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
@@ -221,6 +223,10 @@ class _Judge:
     def maybe_bad_callable(self, fun: ast.expr, site: _Site) -> bool:
         if isinstance(fun, ast.Name):
             where = id(site.function) if site.function is not None else 0
+            function = site.function
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and fun.id in {
+                    a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}:
+                return True  # a parameter: what the callers hand in decides
             return any(fid == where and (fid or loop) for fid, loop in self.index.binders.get(fun.id, ()))
         if isinstance(fun, ast.Attribute):
             base = fun.value

@@ -44,6 +44,37 @@ CASES: dict[str, tuple[str, list[str]]] = {
     "a lambda inside jax.vmap": ("def run(x):\n    return jax.jit(jax.vmap(lambda v: jnp.sin(v)))(x)\n", ["JC104"]),
     "a StatefulFunction built per call": ("def run(x):\n    return StatefulFunction(loss)(x)\n", ["JC702"]),
     "a StatefulFunction built once": ("sf = StatefulFunction(loss)\ndef run(x):\n    return sf(x)\n", []),
+    "a factory returning a lambda or a nested def, jitted per call": (
+        "def make(n):\n    if n <= 0:\n        return lambda c: c\n"
+        "    def scaled(c):\n        return jnp.sin(c) * n\n    return scaled\n"
+        "def run(x):\n    return jax.jit(make(2))(x)\n",
+        ["JC703"],
+    ),
+    "a factory's closures calling a lambda it jits, the factory called per call": (
+        "def make():\n    f = jax.jit(lambda v: jnp.sin(v))\n    return lambda x: f(x)\n"
+        "def run(x):\n    return make()(x)\n",
+        ["JC104"],
+    ),
+    "a helper jitting its parameter, handed a new lambda by each call": (
+        "def apply(fn, x):\n    return jax.jit(fn)(x)\n"
+        "def run(x):\n    return apply(lambda v: jnp.sin(v), x)\n",
+        ["JC104"],
+    ),
+    "a helper jitting its parameter, handed a nested def by each call": (
+        "def apply(fn, x, jitting=True):\n    fn = jax.jit(fn) if jitting else fn\n    return fn(x)\n"
+        "def run(x):\n    def f(v):\n        return jnp.sin(v)\n    return apply(f, x)\n",
+        ["JC105"],
+    ),
+    "a helper jitting its parameter, handed a module-level function": (
+        "def apply(fn, x):\n    return jax.jit(fn)(x)\n"
+        "def run(x):\n    return apply(loss, x)\n",
+        [],
+    ),
+    "a factory's closures calling a lambda it jits, the factory called once": (
+        "def make():\n    f = jax.jit(lambda v: jnp.sin(v))\n    return lambda x: f(x)\n"
+        "step = make()\ndef run(x):\n    return step(x)\n",
+        [],
+    ),
     "a StatefulFunction of a bound method, per call": (
         "class T:\n"
         "    def step(self, x):\n        return jnp.sin(x)\n"
@@ -68,6 +99,11 @@ BRAINSTATE_CASES: dict[str, tuple[str, list[str]]] = {
         "import brainstate\ndef run(x):\n    return brainstate.transform.StatefulFunction(loss)(x)\n", ["JC702"]),
     "brainstate's StatefulFunction built once": (
         "import brainstate\nsf = brainstate.transform.StatefulFunction(loss)\ndef run(x):\n    return sf(x)\n", []),
+    "a def under @brainstate.transform.jit redefined per call": (
+        "import brainstate\ndef run(x):\n    @brainstate.transform.jit\n    def f(v):\n        return jnp.sin(v)\n"
+        "    return f(x)\n", ["JC105"]),
+    "a def under @brainstate.transform.jit defined once": (
+        "import brainstate\n@brainstate.transform.jit\ndef f(v):\n    return jnp.sin(v)\ndef run(x):\n    return f(x)\n", []),
 }
 
 

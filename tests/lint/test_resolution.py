@@ -121,6 +121,115 @@ def test_factory_results_jitted_in_a_loop() -> None:
     assert "returns a new nested function" in found[0].message and "returns a new partial" in found[1].message
 
 
+def test_a_factory_whose_paths_return_different_fresh_functions() -> None:
+    source = """\
+    import jax
+    def make_schedule(n):
+        if n <= 0:
+            return lambda c: c
+        def schedule(c):
+            return c * n
+        return schedule
+    def make_or_plain(n):
+        if n <= 0:
+            return jax.numpy.sin
+        def schedule(c):
+            return c * n
+        return schedule
+    def test_schedules():
+        for n in (-1, 0, 2):
+            jax.jit(make_schedule(n))(1.0)
+            jax.jit(make_or_plain(n))(1.0)
+    """
+    # Every path of make_schedule returns a new function; one path of make_or_plain returns a module function.
+    found = check_source(textwrap.dedent(source), "m.py")
+    assert [(f.line, f.code) for f in found] == [(16, "JC703")]
+    assert "returns a new lambda or nested function" in found[0].message
+    functions = summarize(textwrap.dedent(source))["functions"]
+    assert functions["make_schedule"]["returns"] == "lambda or nested function"
+    assert "returns" not in functions["make_or_plain"]
+
+
+def test_a_helper_jitting_its_parameter_is_judged_by_what_its_callers_hand_in() -> None:
+    source = """\
+    import jax
+    import jax.numpy as jnp
+    def _binary(operator, a, b, jitting):
+        operator = jax.jit(operator) if jitting else operator
+        return operator(a, b)
+    def _plain(operator, a, b):
+        return jax.jit(operator)(a, b)
+    class T:
+        def _check(self, images, fn):
+            jitted = jax.jit(fn)
+            return [jitted(i) for i in images]
+        def test_a(self):
+            self._check([1.0], fn=lambda v: v)
+        def test_b(self):
+            self._check([1.0], jnp.sin)
+    def test_add():
+        _binary(lambda x, y: x + y, 1.0, 2.0, True)
+    def test_sub():
+        _binary(lambda x, y: x - y, 1.0, 2.0, True)
+    def test_plain():
+        _plain(jnp.add, 1.0, 2.0)
+        _plain(jnp.subtract, 1.0, 2.0)
+    def _twice(fn, x):
+        for _ in range(2):
+            jax.jit(fn)(x)
+    def test_twice():
+        _twice(lambda v: v, 1.0)
+        _twice(lambda v: v + 1, 1.0)
+    """
+    # Lambdas handed in (by position, or by keyword to a method) are new keys per call; module functions are
+    # not; and a parameter jitted in a loop of the helper is the same object on every iteration (not reported).
+    found = check_source(textwrap.dedent(source), "tests/test_m.py")
+    assert [(f.line, f.code) for f in found] == [(4, "JC104"), (10, "JC104")]
+    assert "through its parameter `operator`" in found[0].message and found[0].fix is None
+    assert "the callers of `_binary` hand `operator` a new one on each call" in found[0].help
+    assert codes(source.replace("lambda x, y: x + y", "jnp.add").replace("lambda x, y: x - y", "jnp.subtract")
+                 .replace("fn=lambda v: v", "fn=jnp.cos")) == []
+
+
+def test_a_loop_over_one_literal_item_runs_its_body_once() -> None:
+    source = """\
+    import jax
+    def test_a(xs):
+        for t in [0.5]:
+            jax.jit(lambda v: v * t)(xs)
+        a = [jax.jit(lambda v: v * t)(xs) for t in (0.5,)]
+        for t in [0.5, 1.0]:
+            jax.jit(lambda v: v * t)(xs)
+        b = [jax.jit(lambda v: v * t)(xs) for t in (0.5, 1.0)]
+        c = [jax.jit(lambda v: v * t)(xs) for t in (0.5,) for u in xs]
+        d = [jax.jit(lambda v: v * t)(xs) for t in [*xs]]
+    """
+    assert codes(source) == [(7, "JC104"), (8, "JC104"), (9, "JC104"), (10, "JC104")]
+
+
+def test_base_class_self_calls_reach_the_override() -> None:
+    source = """\
+    import jax
+    class Base:
+        def _check(self, fn):
+            return fn(1.0)
+        def test_a(self):
+            self._check(fn=lambda v: v)
+        def test_b(self):
+            self._check(fn=lambda v: v + 1)
+    class Jitted(Base):
+        def _check(self, fn):
+            jitted = jax.jit(fn)
+            return [jitted(x) for x in (1.0, 2.0)]
+    class Alone:
+        def _check(self, fn):
+            jitted = jax.jit(fn)
+            return [jitted(x) for x in (1.0, 2.0)]
+    """
+    # The tests of Base run on Jitted too, where self._check is the override that jits the lambdas.
+    assert codes(source) == [(11, "JC104")]
+
+
 def test_chex_variant_is_a_jit_wrapper() -> None:
     source = """\
     import chex
