@@ -298,6 +298,8 @@ def apply_fixes(source: str, module: cst.Module, wrapper: MetadataWrapper | None
 def _verified(source: str, module: cst.Module, wrapper: MetadataWrapper | None, findings: Sequence[Located],
               chosen: Sequence[Located], analyse: Analyse, allowed: Callable[[Located], bool]) -> str | None:
     plans = [f.fix for f in chosen if f.fix is not None]
+    if not _compiles(source):
+        return None  # libcst accepts what Python's compiler refuses (a late `from __future__`): leave it alone
     try:
         new = transform(module, wrapper, plans)
         if comments(source) - comments(new):
@@ -305,7 +307,7 @@ def _verified(source: str, module: cst.Module, wrapper: MetadataWrapper | None, 
         new_module, new_wrapper, after = analyse(new)
     except Exception:
         return None
-    if new == source:
+    if new == source or not _compiles(new):
         return None
     before = Counter(f.rule.code for f in findings)
     fixed = Counter(f.rule.code for f in chosen)
@@ -321,6 +323,15 @@ def _verified(source: str, module: cst.Module, wrapper: MetadataWrapper | None, 
     if fixable_after > fixable_before - len(chosen):
         return None  # not idempotent: a second --fix would find something new to rewrite
     return new
+
+
+def _compiles(text: str) -> bool:
+    """True when Python's own compiler accepts ``text`` (stricter than libcst's parser)."""
+    try:
+        compile(text, "<jitcheck fix>", "exec", dont_inherit=True)
+    except Exception:  # SyntaxError, ValueError (a NUL byte), RecursionError, MemoryError, ...
+        return False
+    return True
 
 
 __all__ = ["FixOutcome", "apply_fixes", "comments", "transform"]

@@ -251,3 +251,25 @@ def test_two_trees_sharing_a_cache_folder_keep_each_others_entries(tmp_path: Pat
     for tree, config in zip(trees, configs):
         warm = run([tree], config, Options(jobs=1), tree)
         assert warm.analysed == 0 and [f.code for f in warm.findings] == ["JC104"]
+
+
+LAMBDA_IN_LOOP = "import jax\n\ndef run(xs):\n    for x in xs:\n        jax.jit(lambda v: v)(x)\n"
+
+
+def test_fix_never_writes_what_python_cannot_compile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # libcst parses both, Python's compiler refuses the first: a `from __future__` after code.
+    late = tmp_path / "late_future.py"
+    late.write_text("import os\nfrom __future__ import annotations\n" + LAMBDA_IN_LOOP)
+    # A docstring made of two literals: the fix's `typing.Any` import must not land above the
+    # `from __future__` line (found by the fuzz test); a fix that would not compile is refused.
+    joined = tmp_path / "joined_docstring.py"
+    joined.write_text('"a" "b"\nfrom __future__ import annotations\n' + LAMBDA_IN_LOOP)
+    before = {p: p.read_bytes() for p in (late, joined)}
+    capsys.readouterr()
+    main([str(tmp_path), "--no-cache", "--fix", "--unsafe-fixes"])
+    compile(before[joined], str(joined), "exec", dont_inherit=True)  # the joined docstring is valid Python
+    for path, data in before.items():
+        now = path.read_bytes()
+        if now != data:
+            compile(now, str(path), "exec", dont_inherit=True)  # raises if the fix broke the file
+    assert late.read_bytes() == before[late]
