@@ -282,6 +282,9 @@ def apply_fixes(source: str, module: cst.Module, wrapper: MetadataWrapper | None
     chosen = [f for f in findings if f.fix is not None and allowed(f)]
     if not chosen:
         return FixOutcome(source, (), ())
+    if not _compiles(source):
+        # libcst accepts what Python's compiler refuses (a late `from __future__`): leave it alone.
+        return FixOutcome(source, (), tuple(chosen))
     new = _verified(source, module, wrapper, findings, chosen, analyse, allowed)
     if new is not None:
         return FixOutcome(new, tuple(chosen), ())
@@ -298,8 +301,6 @@ def apply_fixes(source: str, module: cst.Module, wrapper: MetadataWrapper | None
 def _verified(source: str, module: cst.Module, wrapper: MetadataWrapper | None, findings: Sequence[Located],
               chosen: Sequence[Located], analyse: Analyse, allowed: Callable[[Located], bool]) -> str | None:
     plans = [f.fix for f in chosen if f.fix is not None]
-    if not _compiles(source):
-        return None  # libcst accepts what Python's compiler refuses (a late `from __future__`): leave it alone
     try:
         new = transform(module, wrapper, plans)
         if comments(source) - comments(new):
