@@ -1,0 +1,98 @@
+"""What every rule family shares: the finding types and the checker that records findings.
+
+A family asks the resolver (:class:`~jitcheck.lint.frequency.Frequency` and below)
+what names are and reports through :meth:`Checker.report`, which keeps one finding
+per node and rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import libcst as cst
+from libcst.metadata import Scope
+
+from jitcheck import rules
+from jitcheck.lint import names
+from jitcheck.lint.collect import Collector
+from jitcheck.lint.frequency import Frequency
+from jitcheck.lint.index import ProjectIndex
+
+FixKind = Literal["value-partial", "hoist-lambda", "tuple", "frozenset", "frozen-dataclass"]
+
+
+@dataclasses.dataclass(frozen=True)
+class FixPlan:
+    """A rewrite that removes a finding: what to change, and how safe it is."""
+
+    kind: FixKind
+    node: cst.CSTNode
+    applicability: Literal["safe", "unsafe"]
+
+
+@dataclasses.dataclass(frozen=True)
+class RawFinding:
+    """A finding before positions: the node it is about, its rule and message fields."""
+
+    node: cst.CSTNode
+    rule: rules.Rule
+    fields: Mapping[str, object]
+    fix: FixPlan | None = None
+    note: str | None = None
+    """Added to the rule's help line: what else the fix takes here."""
+    jitted: bool = False
+    """The finding is the function handed to a rebuilt ``jax.jit``: the rule's ``jitted_help`` applies."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """A rule broken by an expression, before it is reported."""
+
+    rule: rules.Rule
+    fields: dict[str, object]
+    plan: FixPlan | None = None
+    node: cst.CSTNode | None = None
+    """Where to report it, when not at the expression judged (a partial inside ``jax.grad(...)``)."""
+    note: str | None = None
+    """Added to the rule's help line (a partial inside a rebuilt ``jax.grad``: build that once too)."""
+    jitted: bool = False
+
+
+def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 60) -> str:
+    """The source of ``node`` on one line, cut to ``limit`` characters, for a message."""
+    text = " ".join(module.code_for_node(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Checker(Frequency):
+    """The state of one module's judging: the findings so far, reported once per node and rule."""
+
+    def __init__(self, module: cst.Module, collector: Collector, scopes: Mapping[cst.CSTNode, Scope | None],
+                 graph_constructors: Sequence[str], jit_wrappers: Sequence[str], index: ProjectIndex | None = None,
+                 module_name: str = "", path: str = "") -> None:
+        super().__init__(module, collector, scopes, jit_wrappers, index, module_name)
+        self.path = path
+        self.node_constructors = names.NODE_CONSTRUCTORS | frozenset(graph_constructors)
+        self.found: list[RawFinding] = []
+        self._seen: set[tuple[int, str]] = set()
+        self._hoist_names: set[str] = set()
+
+    # -- reporting -------------------------------------------------------------------
+
+    def report(self, node: cst.CSTNode, rule: rules.Rule, fields: dict[str, object], fix: FixPlan | None = None,
+               note: str | None = None, jitted: bool = False) -> None:
+        key = (id(node), rule.code)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.found.append(RawFinding(node, rule, fields, fix, note, jitted))
+
+    def report_problem(self, expr: cst.CSTNode, problem: Problem) -> None:
+        self.report(problem.node if problem.node is not None else expr, problem.rule, problem.fields, problem.plan, problem.note,
+                    problem.jitted)
+
+    @staticmethod
+    def def_params(function: cst.FunctionDef) -> tuple[str, ...]:
+        return tuple(p.name.value for p in (*function.params.posonly_params, *function.params.params))

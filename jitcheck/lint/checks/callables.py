@@ -1,0 +1,246 @@
+"""Callables in cache-key positions (JC101-JC107, JC701, JC703): a function must be found again.
+
+jax finds a jitted function, a node body or a callable static argument again by
+identity (or by ``==`` for a value-compared wrapper). A bound method, a partial, a
+lambda, a nested def, a factory result or a rebuilt transformation is a new object
+wherever the code that builds it runs again, so the cache misses every time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+from libcst.metadata import ClassScope, GlobalScope
+
+from jitcheck import rules
+from jitcheck.lint import names
+from jitcheck.lint.checks.base import FixPlan, Problem, snippet
+from jitcheck.lint.checks.fixability import Fixability
+from jitcheck.lint.collect import Context
+
+
+class Callables(Fixability):
+    """Judges an expression as a callable in a cache-key position."""
+
+    def transformation_of(self, call: cst.Call) -> tuple[bool, cst.BaseExpression] | None:
+        """``(rebuilds, wrapped)`` when ``call`` applies a function transformation, else None.
+
+        ``rebuilds`` is True when the result is a new identity-compared function on
+        every call (``jax.grad(f)``), False when it is ``f`` itself or compares by value
+        (``functools.wraps(g)(f)``, ``equinox.filter_grad(f)``).
+        """
+        func = call.func
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if isinstance(func, cst.Call) and self.is_kind(func.func, names.WRAPS):
+            return (False, positional[0]) if positional else None
+        if self.is_kind(func, names.UPDATE_WRAPPER):
+            return (False, positional[0]) if positional else None
+        for name in self.qnames(func):
+            transformation = names.TRANSFORMATIONS.get(name)
+            if transformation is None:
+                continue
+            if positional:
+                return transformation.rebuilds, positional[0]
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value in transformation.keywords:
+                    return transformation.rebuilds, arg.value
+            return None
+        return None
+
+    def transformed_problem(self, call: cst.Call, rebuilds: bool, wrapped: cst.BaseExpression, *, context: Context,
+                            position: str, keys: names.Keys, depth: int) -> Problem | None:
+        """What breaks when a transformation of ``wrapped``, built here, is used in a cache-key position.
+
+        Nested transformations (``jax.vmap(jax.grad(f))``) are looked through to the
+        callable inside, which is judged first: a partial inside ``jax.grad`` is
+        reported as a partial, where it is written. A jax transformation of a good
+        callable is still a new function each time (JC701), unless the wrapper's own
+        cache is the problem (a StatefulFunction, reported by the caller).
+        """
+        layers = [(call, rebuilds)]
+        while isinstance(wrapped, cst.Call) and len(layers) < 16:
+            inner = self.transformation_of(wrapped)
+            if inner is None:
+                break
+            layers.append((wrapped, inner[0]))
+            wrapped = inner[1]
+        spelled = [snippet(self.module, layer.func, 40) for layer, _ in layers]
+        chain = " inside ".join(f"`{name}`" for name in reversed(spelled))
+        rebuilding = [(layer, name) for (layer, again), name in zip(layers, spelled) if again]
+        inner_position = f"the function wrapped by {chain}, built anew each time and used as {position}"
+        inner_keys: names.Keys = "identity" if rebuilding and keys == "value" else keys
+        found = self.callable_problem(wrapped, rebuilt=True, context=context, position=inner_position,
+                                      allow_value_partial=False, depth=depth, keys=inner_keys)
+        if found is not None and found.rule is not rules.TRANSFORMATION_REBUILT:
+            node = found.node if found.node is not None else wrapped
+            if not rebuilding:
+                return dataclasses.replace(found, node=node)
+            # Fixing the callable alone leaves a rebuilt jax transformation: no fix, and say so.
+            note = (f"and build the `{spelled[0]}` wrapper once, at module level or in `__init__`: "
+                    f"built per call, `{rebuilding[0][1]}` is a new cache key whatever it wraps")
+            return dataclasses.replace(found, node=node, plan=None, note=note)
+        if rebuilding and keys != "wrapper":
+            layer, name = rebuilding[0]
+            fields: dict[str, object] = {"position": position, "subject": snippet(self.module, layer), "transformation": name}
+            return Problem(rules.TRANSFORMATION_REBUILT, fields, node=None if layer is call else layer)
+        return found
+
+    def callable_problem(self, expr: cst.BaseExpression, *, rebuilt: bool, context: Context, position: str,
+                         allow_value_partial: bool = True, depth: int = 0, keys: names.Keys = "identity",
+                         jitted: bool = False) -> Problem | None:
+        """The rule ``expr`` breaks as a callable in a cache-key position, or None.
+
+        ``rebuilt`` says the position is evaluated again whenever the code runs again
+        (a node body, or a jitted function in a function or loop): then a lambda or
+        a partial built right there is a new key every time. ``keys`` says how the
+        position finds a callable again (see :data:`names.Keys`).
+        """
+        if isinstance(expr, cst.Lambda):
+            if not rebuilt:
+                return None
+            plan = FixPlan("hoist-lambda", expr, "safe") if self.hoistable(expr) else None
+            return Problem(rules.LAMBDA, {"position": position, "subject": snippet(self.module, expr)}, plan)
+        if isinstance(expr, cst.Call):
+            if not rebuilt:
+                return None
+            if self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS):
+                if expr.args and self.wrapper_for(expr.args[0].value) is not None:
+                    return None  # partial(jax.jit, ...) is a jit decorator, not a jitted partial
+                plan = None
+                if allow_value_partial and self.can_import_value_partial():
+                    # ValuePartial hashes its arguments: safe only when they are plainly hashable; an array never is.
+                    static = self.arguments_static(expr)
+                    plan = FixPlan("value-partial", expr, "safe" if static else "unsafe") if static is not False else None
+                return Problem(rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": snippet(self.module, expr), "args": self.args_text(expr), **self.partial_parts(expr)}, plan)
+            if self.is_kind(expr.func, names.TREE_PARTIALS):
+                plan = None
+                if allow_value_partial and self.can_import_value_partial():
+                    static = self.arguments_static(expr)
+                    if static is True:
+                        plan = FixPlan("value-partial", expr, "safe")
+                    elif static is None:
+                        plan = FixPlan("value-partial", expr, "unsafe")
+                return Problem(rules.TREE_UTIL_PARTIAL, {"position": position, "subject": snippet(self.module, expr),
+                                                         "args": self.args_text(expr), **self.partial_parts(expr)}, plan)
+            transformed = self.transformation_of(expr)
+            if transformed is not None:
+                rebuilds, wrapped = transformed
+                return self.transformed_problem(expr, rebuilds, wrapped, context=context, position=position, keys=keys, depth=depth)
+            kind = self.factory_kind(expr.func)
+            if kind is not None and keys != "wrapper":
+                return Problem(rules.FACTORY_RESULT_REBUILT, {"position": position, "subject": snippet(self.module, expr),
+                                                               "factory": snippet(self.module, expr.func, 40), "kind": kind})
+            return None
+        if isinstance(expr, cst.Name):
+            referents = self.referents(expr)
+            if len(referents) > 1 and depth == 0:
+                return self.branches_problem(expr, referents, context=context, position=position, keys=keys)
+            ref = referents[0] if len(referents) == 1 else None
+            node = getattr(ref, "node", None)
+            if isinstance(node, cst.FunctionDef):
+                def_scope = getattr(ref, "scope", None)
+                if def_scope is None or isinstance(def_scope, (GlobalScope, ClassScope)):
+                    return None
+                defined_in = self.c.defs.get(node)
+                if defined_in is None or defined_in.function is not context.function:
+                    return None  # defined by an outer function: the same object on every call here
+                if not rebuilt:
+                    return None
+                if keys != "wrapper" and context.in_loop and not defined_in.in_loop and self.exempt(defined_in):
+                    # Defined before the loop: the same function object on every iteration, and jax's
+                    # cache (keyed on it) hits after the first; only a new call of the parent defines it anew.
+                    return None
+                return Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value})
+            if isinstance(node, cst.Param) and depth == 0 and jitted and rebuilt and not context.in_loop:
+                # A parameter is bound once per call: rebuilt in a loop of the helper, the wrapper finds it again.
+                return self.parameter_problem(expr, node, context=context, position=position, keys=keys)
+            if depth == 0 and node is not None and node in self.c.assigned:
+                value, bound_in = self.c.assigned[node]
+                if isinstance(getattr(ref, "scope", None), GlobalScope) and not bound_in.in_loop:
+                    return None  # one module-level object: the same key every time
+                if bound_in.function is not context.function:
+                    return None  # bound by an outer function: the same object on every call here
+                found = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
+                                              allow_value_partial=False, depth=1, keys=keys)
+                if found is not None:
+                    if found.node is not None:
+                        return found  # inside a transformation bound here: reported where it is written
+                    return Problem(found.rule, {**found.fields, "subject": expr.value})
+            return None
+        if isinstance(expr, cst.Attribute):
+            kind = self.member_kind(expr, context)
+            if kind == "method":
+                if keys == "value" and not self.receiver_rebuilt(expr, context):
+                    return None  # compared by value: the same receiver's method is the same key
+                return Problem(rules.BOUND_METHOD, {"position": position, "subject": snippet(self.module, expr)})
+            if kind == "unknown" and jitted and rebuilt and context.in_loop and keys == "identity" and depth == 0:
+                # Hoisting the wrapper out of the loop is right whatever the attribute is (see JC107).
+                return Problem(rules.UNRESOLVED_METHOD, {"position": position, "subject": snippet(self.module, expr),
+                                                         "receiver": snippet(self.module, expr.value, 40),
+                                                         "name": expr.attr.value})
+        return None
+
+    def parameter_problem(self, expr: cst.Name, param: cst.Param, *, context: Context, position: str,
+                          keys: names.Keys) -> Problem | None:
+        """A parameter jitted where the wrapper is rebuilt on every call: what the callers this file
+        shows hand in for it. A lambda, partial, nested function, bound method or factory result
+        passed there is a new key on each call of this function (a module-level function is not)."""
+        function = context.function
+        if not isinstance(function, cst.FunctionDef):
+            return None
+        params = self.def_params(function)
+        keyword_only = [p.name.value for p in function.params.kwonly_params]
+        name = param.name.value
+        if name not in params and name not in keyword_only:
+            return None  # a parameter of a lambda or of an outer function
+        found: list[Problem] = []
+        for site in self.callers(function, context):
+            call = site.node
+            shift = 1 if context.method_of is not None and isinstance(call.func, cst.Attribute) and params \
+                and params[0] == context.self_name else 0
+            index = params.index(name) - shift if name in params else -1
+            argument: cst.BaseExpression | None = None
+            position_index = 0
+            for arg in call.args:
+                if arg.star:
+                    break
+                if arg.keyword is None:
+                    if position_index == index:
+                        argument = arg.value
+                    position_index += 1
+                elif arg.keyword.value == name:
+                    argument = arg.value
+            if argument is None:
+                continue
+            problem = self.callable_problem(argument, rebuilt=True, context=site.context,
+                                            position=f"{position}, through its parameter `{name}`",
+                                            allow_value_partial=False, keys=keys)
+            if problem is not None:
+                found.append(problem)
+        if not found:
+            return None
+        first = found[0]
+        note = f"the callers of `{function.name.value}` hand `{name}` a new one on each call: fix it where they build it"
+        return dataclasses.replace(first, plan=None, node=expr, note=note)
+
+    def branches_problem(self, expr: cst.Name, referents: list[object], *, context: Context, position: str,
+                         keys: names.Keys) -> Problem | None:
+        """A name bound on several branches (``if a: f = lambda ...`` / ``else: f = lambda ...``) in this function:
+        reported when every binding breaks the same rule."""
+        found: list[Problem] = []
+        for ref in referents:
+            node = getattr(ref, "node", None)
+            if node is None or node not in self.c.assigned:
+                return None
+            value, bound_in = self.c.assigned[node]
+            if bound_in.function is not context.function or bound_in.function is None:
+                return None
+            problem = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
+                                            allow_value_partial=False, depth=1, keys=keys)
+            if problem is None or problem.node is not None:
+                return None
+            found.append(problem)
+        if len({p.rule.code for p in found}) != 1:
+            return None
+        return Problem(found[0].rule, {**found[0].fields, "subject": expr.value})

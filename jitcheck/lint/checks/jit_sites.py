@@ -1,0 +1,110 @@
+"""Jit-like call sites and decorators (JC1xx, JC702): the function jitted where the wrapper is rebuilt.
+
+A ``jax.jit(f)`` built on every call of a function or in a loop is a new cache each
+time unless ``f`` is found again; a StatefulFunction rebuilt there starts empty
+(JC702). A nested def decorated with a jit is rebuilt with its parent. Each site's
+static spec is handed to :mod:`.static_arguments`, including that of jitted
+functions other modules define (from the project index).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+from libcst.metadata import ClassScope
+
+from jitcheck import rules
+from jitcheck.lint import names
+from jitcheck.lint.checks.base import snippet
+from jitcheck.lint.checks.static_arguments import StaticArguments
+from jitcheck.lint.collect import CallSite, Context
+
+
+class JitSites(StaticArguments):
+    """Judges ``jax.jit(...)`` calls, ``partial(jax.jit, ...)`` and jit decorators."""
+
+    def imported_jit_calls(self) -> None:
+        """Calls of jitted functions with static arguments that another module defines (known from the index)."""
+        wanted = self.index.hints().static_jitted
+        for func, site in self.c.call_of_func.items():
+            if not isinstance(func, cst.Name) or func.value not in wanted or site.node.func is not func:
+                continue
+            found = self.indexed_jit(func)
+            if found is None:
+                continue
+            facts, qualified = found
+            spec_facts = facts["jit"]
+            assert isinstance(spec_facts, dict)
+            spec = (frozenset(spec_facts.get("nums") or ()), frozenset(spec_facts.get("names") or ()))
+            params = facts.get("params")
+            self.check_static_arguments(site.node, site.context, spec, tuple(params) if isinstance(params, list) else None,
+                                        func.value)
+
+    def jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
+        call = site.node
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        spec = self.static_spec(call.args, wrapper)
+        if not positional:
+            return  # jax.jit(static_argnums=...) used as a decorator: see decorated_def
+        fun = positional[0].value
+        context = site.context
+        if context.per_call and not self.exempt(context) and self.used_here(call, site.parent, wrapper, context):
+            if wrapper.keys == "wrapper":
+                position = f"the function wrapped by `{site.spelled}` {context.where()} (a new wrapper, with an empty cache, each time)"
+            else:
+                position = f"the function jitted by `{site.spelled}` {context.where()}"
+            found = self.callable_problem(fun, rebuilt=True, context=context, position=position, allow_value_partial=False,
+                                          keys=wrapper.keys, jitted=True)
+            if found is not None and wrapper.keys == "identity" and found.rule in (rules.FUNCTOOLS_PARTIAL, rules.TREE_UTIL_PARTIAL):
+                found = dataclasses.replace(found, jitted=True)  # a ValuePartial would not help a rebuilt jax.jit
+            if found is not None and wrapper.keys == "wrapper":
+                # Fixed alone, the callable would still be wrapped anew, with an empty cache, each time.
+                note = f"and build the `{site.spelled}` once, at module level or in `__init__`: a new one starts with an empty cache"
+                found = dataclasses.replace(found, plan=None, note=note)
+            if found is not None:
+                self.report_problem(fun, found)
+            elif wrapper.keys == "wrapper":
+                self.report(call, rules.STATEFUL_FUNCTION_REBUILT, {
+                    "subject": snippet(self.module, call), "where": context.where(), "function": snippet(self.module, fun, 40)})
+        if spec is not None:
+            self.static_call_sites(call, site.parent, spec, self.params_of(fun, context), snippet(self.module, call, 50), site.context)
+
+    def partial_jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
+        """``partial(jax.jit, static_argnums=...)``: a decorator, or applied at once."""
+        spec = self.static_spec(site.node.args[1:], wrapper)
+        applied = site.parent
+        if spec is not None and isinstance(applied, cst.Call) and applied.func is site.node and applied.args:
+            self.static_call_sites(applied, self.c.applied_parent.get(applied), spec,
+                                   self.params_of(applied.args[0].value), snippet(self.module, applied, 50), site.context)
+
+    def decorated_def(self, function: cst.FunctionDef, decorator: cst.Decorator, context: Context) -> None:
+        expr = decorator.decorator
+        spec: tuple[frozenset[int], frozenset[str]] | None = None
+        if isinstance(expr, cst.Call):
+            wrapper = self.wrapper_for(expr.func)
+            if wrapper is not None:
+                if any(a.keyword is None for a in expr.args):
+                    return
+                spec = self.static_spec(expr.args, wrapper)
+            elif self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args:
+                wrapper = self.wrapper_for(expr.args[0].value)
+                if wrapper is None:
+                    return
+                spec = self.static_spec(expr.args[1:], wrapper)
+            else:
+                return
+        else:
+            wrapper = self.wrapper_for(expr)
+            if wrapper is None:
+                return
+        if context.per_call and not self.exempt(context) and self.called_per_build(function, context):
+            position = f"the function jitted by `@{snippet(self.module, expr, 40)}` {context.where()}"
+            self.report(decorator, rules.NESTED_FUNCTION, {"subject": function.name.value, "position": position})
+        if spec is not None and self.scopes.get(function) is not None:
+            scope = self.scopes[function]
+            if isinstance(scope, ClassScope):
+                return  # methods: the receiver shifts the positions
+            params = self.def_params(function)
+            for called in self.calls_of(function):
+                self.check_static_arguments(called.node, called.context, spec, params, function.name.value)

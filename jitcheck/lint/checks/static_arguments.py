@@ -1,0 +1,157 @@
+"""Static arguments of jitted functions (JC2xx at call sites): each call's static values are keys.
+
+A wrapper that declares ``static_argnums``/``static_argnames`` hashes those
+arguments into its cache key. The calls this file makes of it (right away, through
+a name, or through ``self.name``) are found and each static argument is judged as
+a value, then as a callable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from jitcheck.lint import names
+from jitcheck.lint.checks.callables import Callables
+from jitcheck.lint.collect import Context
+
+
+class StaticArguments(Callables):
+    """Reads a wrapper's static spec and judges the static arguments of its calls."""
+
+    def static_spec(self, args: Sequence[cst.Arg], wrapper: names.Wrapper) -> tuple[frozenset[int], frozenset[str]] | None:
+        """The static positions and names a wrapper call declares, or None when it declares none (or we cannot read them).
+
+        ``args`` are the wrapper's arguments, its function first when given; options
+        it takes by position after the function (:attr:`names.Wrapper.positional`) count.
+        """
+        nums: set[int] = set()
+        argnames: set[str] = set()
+        options: list[tuple[str, cst.Arg]] = []
+        index = 0
+        for arg in args:
+            if arg.star:
+                break
+            if arg.keyword is None:
+                if 0 < index <= len(wrapper.positional):
+                    options.append((wrapper.positional[index - 1], arg))
+                index += 1
+            else:
+                options.append((arg.keyword.value, arg))
+        for key, arg in options:
+            if wrapper.static_argnums is not None and key == wrapper.static_argnums:
+                values = _literal_ints(arg.value)
+                if values is None:
+                    return None
+                nums |= values
+            elif wrapper.static_argnames is not None and key == wrapper.static_argnames:
+                strings = _literal_strings(arg.value)
+                if strings is None:
+                    return None
+                argnames |= strings
+        if not nums and not argnames:
+            return None
+        return frozenset(nums), frozenset(argnames)
+
+    def params_of(self, fun: cst.BaseExpression, context: Context | None = None, depth: int = 0) -> tuple[str, ...] | None:
+        """The positional parameter names of the function ``fun`` evaluates to, when resolved in this file.
+
+        Transformations keep their function's arguments (``jax.grad(f)`` takes ``f``'s),
+        and ``self.method`` in a method drops the receiver.
+        """
+        if isinstance(fun, cst.Name):
+            node = getattr(self.single_referent(fun), "node", None)
+            if isinstance(node, cst.FunctionDef):
+                return self.def_params(node)
+        if isinstance(fun, cst.Lambda):
+            return tuple(p.name.value for p in (*fun.params.posonly_params, *fun.params.params))
+        if isinstance(fun, cst.Call) and depth < 8:
+            transformed = self.transformation_of(fun)
+            if transformed is not None:
+                return self.params_of(transformed[1], context, depth + 1)
+        if isinstance(fun, cst.Attribute) and context is not None and context.method_of is not None \
+                and isinstance(fun.value, cst.Name) and fun.value.value == context.self_name:
+            info = self.c.classes.get(context.method_of)
+            method = info.methods.get(fun.attr.value) if info is not None else None
+            if method is not None and self.class_method_kind(info, fun.attr.value, set()) == "method":
+                return self.def_params(method)[1:]
+        return None
+
+    def static_call_sites(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, spec: tuple[frozenset[int], frozenset[str]],
+                          params: tuple[str, ...] | None, spelled: str, context: Context) -> None:
+        """Check every call of the jitted wrapper this file makes: right away, via a name, or via ``self.name``."""
+        if isinstance(parent, cst.Call) and parent.func is wrapper_call:
+            self.check_static_arguments(parent, context, spec, params, spelled)
+            return
+        if not isinstance(parent, (cst.Assign, cst.AnnAssign)):
+            return
+        targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+        for target in targets:
+            if isinstance(target, cst.Name):
+                for called in self.calls_of(target):
+                    self.check_static_arguments(called.node, called.context, spec, params, target.value)
+            elif isinstance(target, cst.Attribute) and target in self.c.assigned:
+                _, context = self.c.assigned[target]
+                if context.method_of is not None and isinstance(target.value, cst.Name) and target.value.value == context.self_name:
+                    for called in self.c.self_calls.get((context.method_of, target.attr.value), ()):
+                        self.check_static_arguments(called.node, called.context, spec, params, f"self.{target.attr.value}")
+
+    def check_static_arguments(self, call: cst.Call, context: Context, spec: tuple[frozenset[int], frozenset[str]],
+                               params: tuple[str, ...] | None, callee: str) -> None:
+        nums, argnames = spec
+        static_names = set(argnames)
+        static_nums = set(nums)
+        if params is not None:
+            static_names |= {params[i] for i in nums if 0 <= i < len(params)}
+            static_nums |= {i for i, p in enumerate(params) if p in argnames}
+        index = 0
+        for arg in call.args:
+            if arg.star:
+                break
+            if arg.keyword is None:
+                if index in static_nums:
+                    label = f"static argument {index}" + (f" (`{params[index]}`)" if params and index < len(params) else "")
+                    self.static_value(arg.value, f"{label} of `{callee}`", context)
+                index += 1
+            elif arg.keyword.value in static_names:
+                self.static_value(arg.value, f"static argument `{arg.keyword.value}` of `{callee}`", context)
+
+    def static_value(self, expr: cst.BaseExpression, position: str, context: Context) -> None:
+        found = self.value_problem(expr, position)
+        if found is None:
+            rebuilt = context.per_call and not self.exempt(context)
+            found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position)
+        if found is not None:
+            self.report_problem(expr, found)
+
+
+def _literal_ints(expr: cst.BaseExpression) -> set[int] | None:
+    if isinstance(expr, cst.Integer):
+        return {int(expr.evaluated_value)}
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, cst.Integer):
+        return {-int(expr.expression.evaluated_value)}
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        found: set[int] = set()
+        for element in expr.elements:
+            inner = _literal_ints(element.value)
+            if inner is None:
+                return None
+            found |= inner
+        return found
+    return None
+
+
+def _literal_strings(expr: cst.BaseExpression) -> set[str] | None:
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return {value} if isinstance(value, str) else None
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        found: set[str] = set()
+        for element in expr.elements:
+            inner = _literal_strings(element.value)
+            if inner is None:
+                return None
+            found |= inner
+        return found
+    return None
