@@ -12,9 +12,13 @@ import pytest
 from jitcheck.lint.check import check_text
 from jitcheck.lint.settings import Settings
 from jitcheck.server.slices import SlicedChecker, parts, spellings, statements
-from tests.lint.test_lint_rules import HEADER, TRUE_NEGATIVES, TRUE_POSITIVES
+from tests.lint.checks import test_callables, test_nodes, test_static_values
+from tests.lint.checks.support import HEADER
 
 ROOT = Path(__file__).resolve().parents[2]
+FAMILIES = (test_callables, test_static_values, test_nodes)
+TRUE_POSITIVES = {name: case for family in FAMILIES for name, case in family.TRUE_POSITIVES.items()}
+TRUE_NEGATIVES = {name: case for family in FAMILIES for name, case in family.TRUE_NEGATIVES.items()}
 FIXTURES = sorted((ROOT / "fixtures").rglob("*.py"))
 EDITED = ["fixtures/lint_project/data.py", "fixtures/example_project/example_buggy/schedule.py",
           "fixtures/mypy_cases/node_bodies.py"]

@@ -1,0 +1,63 @@
+"""What the rule families' tests share: the module header, checking a body, and the true-positive/negative tests."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+
+import pytest
+
+from jitcheck.lint.check import check_source
+from jitcheck.lint.prefilter import possible
+
+
+def codes(source: str, **options: object) -> list[tuple[int, str]]:
+    """(line, code) of every finding in ``source``."""
+    found = check_source(textwrap.dedent(source), "module.py", **options)  # type: ignore[arg-type]
+    return [(f.line, f.code) for f in found]
+
+
+HEADER = """\
+import dataclasses
+import functools
+from functools import partial
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.tree_util import Partial
+from jitcheck import NodeDefinition
+
+def scale(x, factor):
+    return x * factor
+"""
+
+
+def check(body: str) -> list[tuple[int, str]]:
+    """Findings in ``body`` (appended to HEADER), with lines counted from the body's first line."""
+    offset = HEADER.count("\n")
+    return [(line - offset, code) for line, code in codes(HEADER + textwrap.dedent(body))]
+
+
+def positive_tests(cases: dict[str, tuple[str, list[tuple[int, str]]]]) -> tuple[Callable[[str], None], Callable[[str], None]]:
+    """The two tests of a family's true positives: exactly the expected findings, and the prefilter lets each through."""
+
+    @pytest.mark.parametrize("name", list(cases))
+    def test_true_positive(name: str) -> None:
+        body, expected = cases[name]
+        assert check(body) == expected
+
+    @pytest.mark.parametrize("name", list(cases))
+    def test_prefilter_lets_every_true_positive_through(name: str) -> None:
+        assert possible(HEADER + textwrap.dedent(cases[name][0]))
+
+    return test_true_positive, test_prefilter_lets_every_true_positive_through
+
+
+def negative_test(cases: dict[str, str]) -> Callable[[str], None]:
+    """The test of a family's true negatives: no finding."""
+
+    @pytest.mark.parametrize("name", list(cases))
+    def test_true_negative(name: str) -> None:
+        assert check(cases[name]) == []
+
+    return test_true_negative
