@@ -5,7 +5,7 @@ the :class:`~jitcheck.lint.collect.Collector`'s records for what the file assign
 defines, and the :class:`~jitcheck.lint.index.ProjectIndex` for what other modules
 (and installed packages, read without importing them) define: a module, a class, a
 method (bound when read from an instance), a stable function or stored value, a
-fresh object built right there, or unknown. The rules (:mod:`jitcheck.lint.analysis`)
+fresh object built right there, or unknown. The rule families (:mod:`jitcheck.lint.checks`)
 ask; they never walk scopes themselves.
 """
 
