@@ -162,6 +162,11 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
     except RecursionError:
         return Checked((unreadable(path, "it is nested too deeply to analyse", "split the deepest expression into smaller ones"),))
     except Exception as error:
+        # libcst accepts some sources Python rejects (a NUL byte or a bad escape in a string), and
+        # evaluating such a literal raises: Python's own error is the finding, not jitcheck's.
+        rejected = python_error(text, path) if isinstance(error, (SyntaxError, ValueError)) else None
+        if rejected is not None:
+            return Checked((rejected,))
         return Checked(
             (unreadable(path, f"internal error in jitcheck: {type(error).__name__}: {error}",
                         "please report this file to jitcheck; the other files were checked"),),

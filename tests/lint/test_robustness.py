@@ -273,3 +273,26 @@ def test_fix_never_writes_what_python_cannot_compile(tmp_path: Path, capsys: pyt
         if now != data:
             compile(now, str(path), "exec", dont_inherit=True)  # raises if the fix broke the file
     assert late.read_bytes() == before[late]
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [("nul", '"a\x00b"'), ("bad_escape", '"\\N{NO SUCH CHARACTER}"')],
+)
+def test_a_literal_python_rejects_is_its_syntax_error_not_an_internal_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, label: str
+) -> None:
+    # libcst parses these; reading the label's value (found by the fuzz test) must give Python's own error.
+    source = ("import jax.numpy as jnp\nfrom jitcheck import NodeDefinition\n\n\n"
+              "def scale(x, factor):\n    return x * factor\n\n\n"
+              "def build(w):\n"
+              f"    return NodeDefinition(scale, ('x',), ('y',), {{{label}: jnp.ones(3)}})\n")
+    (tmp_path / f"{name}.py").write_text(source)
+    (tmp_path / "other.py").write_text(BAD)
+    status, rows, _ = run_json(capsys, str(tmp_path))
+    found = by_name(rows)
+    assert status == 1
+    assert found[f"{name}.py"]["code"] == "JC000"
+    assert "internal error" not in str(found[f"{name}.py"]["message"])
+    assert "does not parse" in str(found[f"{name}.py"]["message"])
+    assert found["other.py"]["code"] != "JC000"  # the other file keeps its findings
