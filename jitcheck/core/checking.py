@@ -25,8 +25,12 @@ _SKIP: contextvars.ContextVar[type | None] = contextvars.ContextVar("jitcheck_sk
 force_checks: bool = False
 """When true (debug mode), :func:`unchecked` still runs every check."""
 
-construction_hooks: list[Callable[[object], None]] = []
-"""Called with every checked object after its checks pass (the debug layer listens here)."""
+construction_hooks: tuple[Callable[[object], None], ...] = ()
+"""Called with every checked object after its checks pass (the debug layer listens here).
+
+Changed only through :func:`add_construction_hook` and :func:`remove_construction_hook`,
+which also choose the :func:`run_checks` that calls them: with no hook (debug mode off)
+construction does not even loop over an empty list."""
 
 
 def per_level(cls: type, attribute: str) -> tuple[Any, ...]:
@@ -67,12 +71,8 @@ def _collect_memoised(obj: Any) -> list[Any]:
     return list(found)
 
 
-def run_checks(obj: object) -> None:
-    """Run ``obj``'s checks and raise one error listing every violation.
-
-    Skipped when ``obj`` is being built by :func:`unchecked` (unless debug mode
-    forces checks).
-    """
+def _checks(obj: object) -> None:
+    """:func:`run_checks` with no construction hook: the checks alone."""
     skip = _SKIP.get()
     if skip is not None and type(obj) is skip:
         _SKIP.set(None)
@@ -83,8 +83,38 @@ def run_checks(obj: object) -> None:
         from jitcheck.core.violations import refusal
 
         raise refusal(type(obj).__name__, found)
+
+
+def _checks_then_hooks(obj: object) -> None:
+    """:func:`run_checks` while some construction hook is added: the checks, then every hook."""
+    _checks(obj)
     for hook in construction_hooks:
         hook(obj)
+
+
+run_checks: Callable[[object], None] = _checks
+"""Run ``obj``'s checks and raise one error listing every violation; then call every
+construction hook.
+
+Skipped when ``obj`` is being built by :func:`unchecked` (unless debug mode forces
+checks). Callers look it up here at each call (``checking.run_checks(obj)``): adding
+the first construction hook swaps in the function that calls the hooks."""
+
+
+def add_construction_hook(hook: Callable[[object], None]) -> None:
+    """Call ``hook`` with every object whose checks pass, from now on (once, however often added)."""
+    global construction_hooks, run_checks
+    if hook not in construction_hooks:
+        construction_hooks = (*construction_hooks, hook)
+    run_checks = _checks_then_hooks
+
+
+def remove_construction_hook(hook: Callable[[object], None]) -> None:
+    """Stop calling ``hook``; with no hook left, construction runs the checks alone again."""
+    global construction_hooks, run_checks
+    construction_hooks = tuple(h for h in construction_hooks if h != hook)
+    if not construction_hooks:
+        run_checks = _checks
 
 
 def unchecked(cls: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -55,8 +55,7 @@ def enable(
     from jitcheck.debug.retrace import TRACKER, Policy
 
     checking.force_checks = True
-    if records.on_construction not in checking.construction_hooks:
-        checking.construction_hooks.append(records.on_construction)
+    checking.add_construction_hook(records.on_construction)
     current = TRACKER.default
     TRACKER.default = Policy(
         checked_max_traces(max_traces, "max_traces") if max_traces is not None else current.max_traces,
@@ -88,8 +87,7 @@ def disable() -> None:
 
     compiles.uninstall()
     checking.force_checks = False
-    while records.on_construction in checking.construction_hooks:
-        checking.construction_hooks.remove(records.on_construction)
+    checking.remove_construction_hook(records.on_construction)
     TRACKER.auto = False
     if not TRACKER.watching:
         TRACKER.stop()

@@ -196,6 +196,31 @@ def test_unchecked_skips_checks_and_debug_mode_forces_them() -> None:
         checking.force_checks = False
 
 
+def test_construction_hooks_see_every_checked_object_and_cost_nothing_once_removed() -> None:
+    seen: list[object] = []
+    good = NestingGraph({"s": NodeDefinition(scale, ("x",), ("y",), {"factor": 2.0})})
+    bad = NestingGraph({"d": NodeDefinition(lambda x: x, ("w",), ("v",))})
+    assert checking.construction_hooks == () and checking.run_checks is checking._checks
+    checking.add_construction_hook(seen.append)
+    checking.add_construction_hook(seen.append)  # added once, however often
+    try:
+        graph = JitGraph(good)
+        assert seen == [graph]
+        nested = NestingGraph({"s": NodeDefinition(scale, ("x",), ("y",), {"factor": 3.0})})
+        assert seen[-1] is nested and seen[-2] is nested.nodes["s"]  # every record, after its own checks
+        seen.clear()
+        with pytest.raises(Refused):
+            JitGraph(bad)
+        assert not [o for o in seen if isinstance(o, JitGraph)]  # refused: never handed to a hook
+    finally:
+        checking.remove_construction_hook(seen.append)
+    seen.clear()
+    JitGraph(good)
+    assert seen == []
+    # With no hook left, construction runs the checks alone: no loop over an empty hook list.
+    assert checking.construction_hooks == () and checking.run_checks is checking._checks
+
+
 def test_checks_are_joined_per_level_of_the_hierarchy() -> None:
     assert checking.per_level(CallableGraph, "checks_node") == ()
     jit_node_checks = checking.per_level(JitGraph, "checks_node")
