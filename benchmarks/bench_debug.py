@@ -6,18 +6,20 @@ with debug mode off, against a copy of jitcheck with every debug hook cut out (t
 ``JITCHECK_DEBUG`` switch in ``jitcheck.core`` and the forced checks of
 ``run_checks``; the construction hooks need no cut: with none added, construction
 runs the checks alone), and with debug mode on (beartype on the package, every graph
-traced as it is built). Cache-hit calls (``JitGraph.jit_call`` and a plain
-``jax.jit``) with debug mode off against the same hookless copy, in fresh
-interpreters, and a second hookless copy against the first: the noise floor. Both
-sides run from copies in sibling folders with names of one length, in alternating
-order, so neither the path (its length shifts the process's environment and stack)
-nor going first favours one. And, in this process, building a ``JitGraph`` with
-debug mode off against building it unchecked and running its checks by hand.
+traced as it is built). A cache-hit ``JitGraph.jit_call`` with debug mode off
+against the same hookless copy, and a second hookless copy against the first (the
+noise floor), the copies renamed and imported side by side in each of several
+fresh interpreters, timed in alternating short windows. A cache-hit plain
+``jax.jit`` in fresh interpreters that imported either copy. Every side runs from a
+copy in a sibling folder named alike, the order alternating, so neither the path nor
+going first favours one. And, in this process, building a ``JitGraph`` with debug
+mode off against building it unchecked and running its checks by hand.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -117,59 +119,113 @@ def _import_figures(repeat: int) -> list[Figure]:
     ]
 
 
-# A child that times cache-hit calls: JitGraph.jit_call of the clean package's graph, and a plain
-# jax.jit of a function of that package (best of many short windows, per call), printed as two numbers.
-# Short windows: on a loaded machine a long one is almost never left alone, and the best of many
-# short ones comes closest to the undisturbed time.
-_HITS = """
-import time, jax, jax.numpy as jnp
-from jitcheck.core import OrderedMap
-import debug_clean_pkg.model as model
-from debug_clean_pkg.layers import dense
-values = OrderedMap({"x": jnp.ones((8, 4)), "w1": jnp.ones((4, 16)), "w2": jnp.ones((16, 2))})
-plain = jax.jit(dense)
-x, w = values["x"], values["w1"]
-def best(fn, number=%d, windows=%d):
-    fn(); times = []
-    for _ in range(windows):
+def _renamed_copies(folder: Path, *tags: str) -> Path:
+    """Copies of jitcheck and of the clean fixture package, one pair per tag, renamed ``jitcheck_TAG`` and
+    ``debug_clean_pkg_TAG`` (every import rewritten) so that one interpreter can import them all;
+    ``off`` is jitcheck as it is, any other tag hookless. Returns the folder to put on the path."""
+    assert len({len(tag) for tag in tags}) == 1
+    for tag in tags:
+        jitcheck = _copy(folder / "copies" / tag, hookless=tag != "off") / "jitcheck"
+        fixture = folder / "copies" / tag / "debug_clean_pkg"
+        shutil.copytree(PACKAGES / "debug_clean_pkg", fixture, ignore=shutil.ignore_patterns("__pycache__"))
+        for package, name in ((jitcheck, "jitcheck"), (fixture, "debug_clean_pkg")):
+            renamed = folder / f"{name}_{tag}"
+            package.rename(renamed)
+            for path in renamed.rglob("*.py"):
+                text = re.sub(r"\bjitcheck\b", f"jitcheck_{tag}", path.read_text())
+                path.write_text(re.sub(r"\bdebug_clean_pkg\b", f"debug_clean_pkg_{tag}", text))
+    return folder
+
+
+# A child that times cache-hit MLP.jit_call(values) of several renamed copies (argv: their tags) in one
+# interpreter, alternating short windows between them, and prints each copy's best time per call. In one
+# process the copies share the machine's state at every moment; short windows: on a loaded machine a
+# long one is almost never left alone, and the best of many short ones comes closest to the undisturbed time.
+_GRAPH_HITS = """
+import importlib, sys, time, jax.numpy as jnp
+calls = []
+for tag in sys.argv[1:]:
+    OrderedMap = importlib.import_module("jitcheck_" + tag + ".core").OrderedMap
+    mlp = importlib.import_module("debug_clean_pkg_" + tag + ".model").MLP
+    values = OrderedMap({"x": jnp.ones((8, 4)), "w1": jnp.ones((4, 16)), "w2": jnp.ones((16, 2))})
+    calls.append((lambda mlp=mlp, values=values: mlp.jit_call(values)))
+best = [float("inf")] * len(calls)
+for fn in calls:
+    fn(); fn()
+for window in range(%d):
+    for i in (range(len(calls)) if window %% 2 else reversed(range(len(calls)))):
+        fn = calls[i]
         t = time.perf_counter()
-        for _ in range(number):
+        for _ in range(%d):
             fn()
-        times.append((time.perf_counter() - t) / number)
-    return min(times)
-print(best(lambda: model.MLP.jit_call(values)), best(lambda: plain(x, w)))
+        best[i] = min(best[i], (time.perf_counter() - t) / %d)
+print(*best)
 """
+
+# A child that times a cache-hit plain jax.jit of a function of the clean package, in a process that
+# imported jitcheck and the package (best of many short windows, per call).
+_PLAIN_HITS = """
+import time, jax, jax.numpy as jnp
+import debug_clean_pkg.model
+from debug_clean_pkg.layers import dense
+plain = jax.jit(dense)
+x, w = jnp.ones((8, 4)), jnp.ones((4, 16))
+plain(x, w); plain(x, w)
+times = []
+for _ in range(%d):
+    t = time.perf_counter()
+    for _ in range(%d):
+        plain(x, w)
+    times.append((time.perf_counter() - t) / %d)
+print(min(times))
+"""
+
+
+def _run_child(code: str, env: dict[str, str], *args: str) -> list[float]:
+    done = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+    return [float(v) for v in done.stdout.split()]
 
 
 def _hit_figures(repeat: int, number: int, windows: int) -> list[Figure]:
     """Cache-hit calls with debug mode off against the copy of jitcheck with no debug hook at all,
     and a second hookless copy against the first (the noise floor: the same code twice)."""
-    code = _HITS % (number, windows)
+    off: list[float] = []
+    none: list[float] = []
+    again: list[float] = []
+    plain_off: list[float] = []
+    plain_none: list[float] = []
     with tempfile.TemporaryDirectory(prefix="jitcheck-bench-debug-") as folder:
-        copies = _copies(Path(folder), "off", "bar", "ba2")
-        off: list[tuple[float, float]] = []
-        none: list[tuple[float, float]] = []
-        again: list[tuple[float, float]] = []
-        runs = [(_child_env(copies["bar"]), none), (_child_env(copies["off"]), off), (_child_env(copies["ba2"]), again)]
+        renamed = _renamed_copies(Path(folder), "off", "bar", "ba2")
+        copies = _copies(Path(folder) / "plain", "off", "bar")
+        graph_env = {**_child_env(renamed), "PYTHONPATH": str(renamed)}
+        graph_code = _GRAPH_HITS % (windows, number, number)
+        plain_code = _PLAIN_HITS % (windows, number, number)
+        plain_runs = [(_child_env(copies["bar"]), plain_none), (_child_env(copies["off"]), plain_off)]
         for round_ in range(repeat):
-            for env, sink in runs if round_ % 2 else runs[::-1]:
-                done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
-                graph_s, plain_s = (float(v) for v in done.stdout.split()[-2:])
-                sink.append((graph_s, plain_s))
-    note = f"fresh interpreter per round, {repeat} interleaved rounds (order alternating) of {windows} x {number} calls, best of each"
-    rows = [  # name, subject, baseline, subject's and baseline's timings, which timing (0: jit_call, 1: jax.jit), target, note
+            tags = ["off", "bar", "ba2"][round_ % 3 :] + ["off", "bar", "ba2"][: round_ % 3]  # each copy in each place
+            for tag, seconds in zip(tags, _run_child(graph_code, graph_env, *tags)):
+                {"off": off, "bar": none, "ba2": again}[tag].append(seconds)
+            for env, sink in plain_runs if round_ % 2 else plain_runs[::-1]:
+                sink.extend(_run_child(plain_code, env))
+    note = (
+        f"{repeat} fresh interpreters, each timing {windows} windows of {number} calls of each copy, alternating "
+        "(the copies take turns at going first); best of each"
+    )
+    plain_note = f"fresh interpreter per round, {repeat} interleaved rounds (order alternating) of {windows} x {number} calls, best of each"
+    rows = [  # name, subject, baseline, subject's and baseline's timings, target, note
         ("cache-hit jit_call, debug off", "MLP.jit_call(values) of debug_clean_pkg, debug mode off",
-         "same, jitcheck with no debug hook at all", off, none, 0, 1.05, note),
+         "same, jitcheck with no debug hook at all", off, none, 1.05,
+         note + " (the copies are renamed and imported side by side)"),
         ("cache-hit plain jax.jit call, debug off", "jax.jit(dense)(x, w) in a process that imported jitcheck, debug mode off",
-         "same, jitcheck with no debug hook at all", off, none, 1, 1.05,
-         note + "; with debug off jax.jit, jax.pmap and eqx.filter_jit are jax's own objects"),
+         "same, jitcheck with no debug hook at all", plain_off, plain_none, 1.05,
+         plain_note + "; with debug off jax.jit, jax.pmap and eqx.filter_jit are jax's own objects"),
         ("noise floor: cache-hit jit_call, the same code twice", "MLP.jit_call(values), a second copy of the hookless jitcheck",
-         "same, the first hookless copy", again, none, 0, None,
+         "same, the first hookless copy", again, none, None,
          note + "; reported only: identical code, so any distance from 1.00x is the machine's noise"),
     ]  # fmt: skip
     return [
-        Figure(name, subject, baseline, min(t[which] for t in mine), min(t[which] for t in theirs), target=target, note=text)
-        for name, subject, baseline, mine, theirs, which, target, text in rows
+        Figure(name, subject, baseline, min(mine), min(theirs), target=target, note=text)
+        for name, subject, baseline, mine, theirs, target, text in rows
     ]
 
 
