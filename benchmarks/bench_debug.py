@@ -1,19 +1,20 @@
 """Debug mode's cost: nothing when off, and what it costs when on.
 
-Import time of the clean fixture package (``fixtures/debug_packages/debug_clean_pkg``,
-jax included) measured in fresh interpreters, many interleaved repeats, best of each:
-with debug mode off, against a copy of jitcheck with every debug hook cut out (the
-``JITCHECK_DEBUG`` switch in ``jitcheck.core`` and the forced checks of
-``run_checks``; the construction hooks need no cut: with none added, construction
-runs the checks alone), and with debug mode on (beartype on the package, every graph
-traced as it is built). A cache-hit ``JitGraph.jit_call`` with debug mode off
-against the same hookless copy, and a second hookless copy against the first (the
-noise floor), the copies renamed and imported side by side in each of several
-fresh interpreters, timed in alternating short windows. A cache-hit plain
-``jax.jit`` in fresh interpreters that imported either copy. Every side runs from a
-copy in a sibling folder named alike, the order alternating, so neither the path nor
-going first favours one. And, in this process, building a ``JitGraph`` with debug
-mode off against building it unchecked and running its checks by hand.
+Import time of the clean fixture package
+(``fixtures/debug_packages/debug_clean_pkg``, jax included) measured in fresh
+interpreters, many interleaved repeats, best of each: with debug mode off, against a
+copy of jitcheck with every debug hook cut out (the ``JITCHECK_DEBUG`` switch in
+``jitcheck.core`` and the forced checks of ``run_checks``; the construction hooks
+need no cut: with none added, construction runs the checks alone), with debug mode
+on (beartype on the package, every graph traced as it is built), and a second
+hookless copy against the first (the noise floor). A cache-hit ``JitGraph.jit_call``
+with debug mode off against the same hookless copy, and a second hookless copy
+against the first (the noise floor), the copies renamed and imported side by side in
+each of several fresh interpreters, timed in alternating short windows. A cache-hit
+plain ``jax.jit`` in fresh interpreters that imported either copy. Every side runs
+from a copy in a sibling folder named alike, the order alternating, so neither the
+path nor going first favours one. And, in this process, building a ``JitGraph`` with
+debug mode off against building it unchecked and running its checks by hand.
 """
 
 from __future__ import annotations
@@ -89,14 +90,15 @@ def _import_seconds(code: str, env: dict[str, str]) -> float:
 
 def _import_figures(repeat: int) -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="jitcheck-bench-debug-") as folder:
-        copies = _copies(Path(folder), "off", "bar")
+        copies = _copies(Path(folder), "off", "bar", "ba2")
         off_env, bare_env = _child_env(copies["off"]), _child_env(copies["bar"])
         off: list[float] = []
         none: list[float] = []
         on: list[float] = []
-        runs = [(_IMPORT, bare_env, none), (_IMPORT, off_env, off), (_IMPORT_DEBUG, off_env, on)]
-        for round_ in range(repeat):  # interleaved, so drift in the machine's load hits all three alike
-            for code, env, sink in runs if round_ % 2 else runs[::-1]:
+        again: list[float] = []
+        runs = [(_IMPORT, bare_env, none), (_IMPORT, off_env, off), (_IMPORT_DEBUG, off_env, on), (_IMPORT, _child_env(copies["ba2"]), again)]
+        for round_ in range(repeat):  # interleaved, so drift in the machine's load hits all alike; each goes first in turn
+            for code, env, sink in runs[round_ % len(runs) :] + runs[: round_ % len(runs)]:
                 sink.append(_import_seconds(code, env))
     return [
         Figure(
@@ -115,6 +117,14 @@ def _import_figures(repeat: int) -> list[Figure]:
             min(on),
             min(off),
             note="reported only: what debug mode costs at import",
+        ),
+        Figure(
+            "noise floor: import, the same code twice",
+            "import debug_clean_pkg, a second copy of the hookless jitcheck",
+            "same, the first hookless copy",
+            min(again),
+            min(none),
+            note="reported only: identical code, so any distance from 1.00x is the machine's noise",
         ),
     ]
 
