@@ -301,7 +301,7 @@ class Collector(cst.CSTVisitor):
                     self.needs_scope = True  # partial(jax.jit, static_argnums=...)
             if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
                 if site is None:
-                    site = CallSite(node, self.context(), None, spelled)
+                    site = CallSite(node, self.context(), self._holder(), spelled)
                 self.call_of_func[func] = site
                 if (
                     isinstance(func, cst.Attribute)

@@ -183,20 +183,70 @@ class Frequency(Resolver):
                 return False
             if isinstance(built.function, cst.FunctionDef) and self.returns_closure(built.function):
                 # A factory: the wrapper lives on in the closure it returns, built once per use of the
-                # factory; a rebuild per call only when the factory itself is called again and again here.
-                sites = self.callers(built.function, built)
+                # factory; a rebuild per call only when the factory itself is called again and again here,
+                # at call sites that use its product where they make it (a product kept is built once).
+                sites = [site for site in self.callers(built.function, built) if self.product_used(site)]
                 return len(sites) >= 2 or any(s.context.in_loop for s in sites) or (
                     len(sites) == 1 and self.repeated(sites[0].context))
             return self.repeated(built, functions_are_api=False)
         return True
 
     def returns_closure(self, function: cst.FunctionDef) -> bool:
-        """True when ``function`` returns a function it defines (a nested ``def`` or a lambda): a factory."""
+        """True when ``function`` returns a function it defines (a nested ``def`` or a lambda, also
+        through a name bound to one, ``f = lambda ...; return f``, or a branch of ``a if c else b``): a factory."""
         finder = _Returns()
         function.body.visit(finder)
-        nested = {node.name.value for node, ctx in self.c.defs.items()
-                  if isinstance(node, cst.FunctionDef) and ctx.function is function}
-        return any(isinstance(v, cst.Lambda) or (isinstance(v, cst.Name) and v.value in nested) for v in finder.values)
+        values = list(finder.values)
+        for value in values:
+            if isinstance(value, cst.IfExp) and len(values) < 64:
+                values += [value.body, value.orelse]
+        for value in values:
+            if isinstance(value, cst.Lambda):
+                return True
+            if not isinstance(value, cst.Name):
+                continue
+            for ref in self.referents(value):
+                node = getattr(ref, "node", None)
+                if isinstance(node, cst.FunctionDef) and node in self.c.defs and self.c.defs[node].function is function:
+                    return True
+                if node in self.c.assigned:
+                    bound, context = self.c.assigned[node]
+                    if isinstance(bound, cst.Lambda) and context.function is function:
+                        return True
+        return False
+
+    def product_used(self, site: CallSite, depth: int = 0) -> bool:
+        """True when the call ``site`` of a factory uses the product where it makes it: calls it at once,
+        hands it to a call, or binds it to a name that the calling function itself calls or hands on.
+
+        A product the caller keeps is built once for all its uses: stored in an attribute or an item
+        (``self._fns[k] = make()``), put in a container (``{k: make(v) for ...}``), or bound to a
+        name only a closure of the caller reads (a factory of factories). A product returned is
+        judged at the call sites of the function that returns it.
+        """
+        parent = site.parent
+        outer = site.context.function
+        if isinstance(parent, (cst.Call, cst.Arg)):
+            return True  # called at once, or an argument of another call (`minimize(make(), ...)`)
+        if isinstance(parent, cst.Return):
+            if not isinstance(outer, cst.FunctionDef) or depth > 4:
+                return True
+            return any(self.product_used(s, depth + 1) for s in self.callers(outer, site.context))
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
+            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            names_bound = [t for t in targets if isinstance(t, cst.Name)]
+            if not names_bound:
+                return False  # stored in an attribute or an item
+            uses = [use for target in names_bound for use in self.uses_of(target)]
+            if any(use.context.function is outer for use in uses):
+                return True
+            if uses and isinstance(outer, cst.FunctionDef) and depth <= 4 and self.returns_closure(outer):
+                # Read only by closures of a factory of factories: kept in its product, judged where that is made.
+                return any(self.product_used(s, depth + 1) for s in self.callers(outer, site.context))
+            return bool(uses)
+        if isinstance(parent, (cst.Element, cst.DictElement, cst.ListComp, cst.SetComp, cst.DictComp)):
+            return False  # kept in a container
+        return not isinstance(parent, cst.Expr)  # a product thrown away is not used; anything else may be
 
     def repeated(self, context: Context, depth: int = 0, functions_are_api: bool = True) -> bool:
         """The function of ``context`` visibly runs more than once: called twice or in a loop, public API

@@ -150,6 +150,68 @@ def test_a_factory_whose_paths_return_different_fresh_functions() -> None:
     assert "returns" not in functions["make_or_plain"]
 
 
+def test_a_factory_product_kept_by_its_caller_is_built_once() -> None:
+    source = """\
+    import jax
+    class Analyzer:
+        def __init__(self):
+            self._fns = {}
+        def _make_solver(self, loss):
+            @jax.jit
+            def solve(x):
+                return loss(x)
+            def call(x):
+                return solve(x)
+            return call if loss is not None else solve
+        def _make_metric(self, t):
+            f = jax.jit(lambda a: a * t)
+            metric = lambda a: f(a)
+            return metric
+        def run(self, loss, x):
+            if "solve" not in self._fns:
+                self._fns["solve"] = self._make_solver(loss)
+            metrics = {t: self._make_metric(t) for t in (1, 2)}
+            return self._fns["solve"](x), metrics
+        def score(self, x):
+            return self._make_metric(0.5)(x)
+    def outer_factory(loss):
+        inner = make_inner(loss)
+        def fit(x):
+            return inner(x)
+        return fit
+    def make_inner(loss):
+        g = jax.jit(jax.grad(loss))
+        def step(x):
+            for _ in range(3):
+                x = g(x)
+            return x
+        return step
+    def fit_twice(loss, x):
+        return outer_factory(loss)(x), outer_factory(loss)(x)
+    """
+    # Kept products (an item, a dict built in a comprehension, a name only a returned closure reads) are
+    # built once for all their uses; `score` calls its product at once on every call (public method): a
+    # rebuild per call. `make_inner`'s product lives in `outer_factory`'s, which `fit_twice` calls at once.
+    assert codes(source) == [(13, "JC104"), (29, "JC701")]
+
+
+def test_a_factory_called_once_by_public_api_that_uses_its_product_at_once() -> None:
+    source = """\
+    import jax
+    def metric(threshold):
+        @jax.jit
+        def _metric(a):
+            return a * threshold
+        summed = lambda a: _metric(a).sum()
+        return summed
+    def summarize(a):
+        return metric(0.5)(a)
+    """
+    # `metric` returns a closure (through a name bound to a lambda) over the jitted def: a factory; the
+    # public `summarize` (library API, called again and again) builds and uses its product on every call.
+    assert codes(source) == [(3, "JC105")]
+
+
 def test_a_helper_jitting_its_parameter_is_judged_by_what_its_callers_hand_in() -> None:
     source = """\
     import jax
