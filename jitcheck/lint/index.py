@@ -150,6 +150,9 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     returns = _returns(node)
     if returns is not None:
         facts["returns"] = returns
+    annotated = _annotation_name(node.returns)
+    if annotated is not None and annotated != "None":
+        facts["type"] = annotated  # the class its return annotation names: what a call of it returns
     return facts
 
 
@@ -408,6 +411,18 @@ class ProjectIndex:
         _, name, summary = found
         facts: dict[str, Any] | None = summary["functions"].get(name)
         return facts
+
+    def returned_class(self, qualified: str) -> str | None:
+        """The qualified class a call of the function ``qualified`` returns, by its return annotation, if indexed."""
+        found = self.lookup(qualified)
+        if found is None:
+            return None
+        module, name, summary = found
+        spelled = summary["functions"].get(name, {}).get("type")
+        if not isinstance(spelled, str):
+            return None
+        held = self.resolve_in(module, spelled)
+        return held if self.cls(held) is not None else None
 
     def resolve_in(self, module: str, spelled: str) -> str:
         """The qualified name of ``spelled`` (``Env``, ``envs.Env``) as module ``module`` sees it."""

@@ -242,6 +242,23 @@ class Resolver:
                 return qualified
         return None
 
+    def returned_class(self, func: cst.BaseExpression) -> ClassRef | None:
+        """The class a call of ``func`` returns, by the function's return annotation (``def make() -> Env``):
+        a function of this file, or one the index knows (``base.GradientTransformation``, a NamedTuple)."""
+        if isinstance(func, cst.Name):
+            node = getattr(self.single_referent(func), "node", None)
+            if isinstance(node, cst.FunctionDef):
+                return self.class_ref(node.returns.annotation) if node.returns is not None else None
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        for name in self.qnames(func):
+            qualified = self.absolute(name)
+            if "." in qualified:
+                found = self.index.returned_class(qualified)
+                if found is not None:
+                    return found
+        return None
+
     def member(self, ref: ClassRef, attr: str) -> str | None:
         """``"method"`` when instances of ``ref`` get ``attr`` as a bound method; another kind, or None when unknown."""
         if isinstance(ref, str):
@@ -323,7 +340,7 @@ class Resolver:
 
     def value_receiver(self, value: cst.BaseExpression, context: Context, depth: int) -> Receiver:
         if isinstance(value, cst.Call):
-            found = self.class_ref(value.func)
+            found = self.class_ref(value.func) or self.returned_class(value.func)
             if found is not None:
                 return "instances", [found]
             return "unknown", []

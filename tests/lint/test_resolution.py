@@ -46,6 +46,12 @@ CASES = {  # (body, [(line in the body, code)])
     "a staticmethod is a plain function": ("def f(env: Env, x):\n    for _ in range(3):\n        jax.jit(env.pure)(x)\n", []),
     "a class attribute read is a plain function": ("def f(x):\n    for _ in range(3):\n        jax.jit(Env.step)(x, x)\n", []),
     "a module attribute is stable": ("def f(x):\n    for _ in range(3):\n        jax.jit(jax.numpy.sin)(x)\n", []),
+    "a function's return annotation": ("def make() -> Env:\n    return Env()\ndef f(x):\n    env = make()\n"
+                                       "    return jax.jit(env.step)(x)\n", [(5, "JC101")]),
+    "a NamedTuple field from a function's return annotation is stable": (
+        "from typing import Callable, NamedTuple\nclass T(NamedTuple):\n    update: Callable\n"
+        "def make_t() -> T:\n    return T(lambda u: u)\ndef test_t(xs):\n    t = make_t()\n"
+        "    for x in xs:\n        jax.jit(t.update)(x)\n", []),
 }
 
 
@@ -365,6 +371,44 @@ def test_names_resolve_across_the_files_of_a_run(tmp_path: Path) -> None:
     again = run([tmp_path], config, Options(jobs=1), tmp_path)
     assert again.analysed >= 2
     assert ("train.py", 14, "JC101") not in [(Path(f.path).name, f.line, f.code) for f in again.findings]
+
+
+def test_a_receiver_typed_by_the_return_annotation_of_a_function_in_another_file(tmp_path: Path) -> None:
+    from jitcheck.lint import config as config_module
+    from jitcheck.lint.runner import Options, run
+
+    write(tmp_path, "pyproject.toml", "[tool.jitcheck]\n")
+    write(tmp_path, "pkg/__init__.py", "")
+    write(tmp_path, "pkg/base.py", """\
+        from typing import Callable, NamedTuple
+        class Transform(NamedTuple):
+            init: Callable
+            update: Callable
+        class Model:
+            def apply(self, x):
+                return x
+        """)
+    write(tmp_path, "pkg/make.py", """\
+        from pkg import base
+        def noise(scale) -> base.Transform:
+            return base.Transform(lambda p: p, lambda u, s: (u * scale, s))
+        def model() -> "base.Model":
+            return base.Model()
+        """)
+    write(tmp_path, "pkg/use_test.py", """\
+        import jax
+        from pkg import make
+        def test_noise(xs):
+            t = make.noise(0.3)
+            m = make.model()
+            for x in xs:
+                jax.jit(t.update)(x, None)
+                jax.jit(m.apply)(x)
+        """)
+    config = config_module.load(tmp_path)
+    report = run([tmp_path], config, Options(jobs=1), tmp_path)
+    # A NamedTuple field holds a function (the same object each read); Model.apply is a method.
+    assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [("use_test.py", 8, "JC101")]
 
 
 def test_installed_packages_are_read_without_importing() -> None:
