@@ -162,6 +162,14 @@ CACHING_DECORATORS: Final = frozenset(
 CONSTRUCTOR_METHODS: Final = frozenset({"__init__", "__post_init__", "setup"})
 """Methods that run once per object: ``self.f = jax.jit(self.g)`` there is the recommended pattern."""
 
+PARAMETERIZED_ROWS: Final[Mapping[str, str]] = {
+    "absl.testing.parameterized.parameters": "rows",
+    "absl.testing.parameterized.named_parameters": "named rows",
+    "pytest.mark.parametrize": "argnames",
+}
+"""Test decorators that call the function once per row of literal arguments (absl's, pytest's): each
+row names the values a parameter takes, as a call site would."""
+
 ONCE_FUNCTIONS: Final = frozenset({"main", "setUp", "setUpClass", "setUpModule"})
 """Functions a program or test runner calls once (with every ``test*`` function)."""
 
@@ -197,6 +205,7 @@ __all__ = [
     "NODE_CONSTRUCTORS",
     "ONCE_FUNCTIONS",
     "ORDERED_MAPS",
+    "PARAMETERIZED_ROWS",
     "OWN_CACHE_TRIGGERS",
     "PARTIAL_TRIGGERS",
     "STATEFUL_FUNCTIONS",

@@ -308,7 +308,8 @@ class Resolver:
                     found = self.class_ref(node.annotation.annotation)
                     if found is not None:
                         return "instances", [found]
-                return "unknown", []
+                    return "unknown", []
+                return self.row_receiver(node, context, depth)
             if node is not None and node in self.c.annotations:
                 found = self.class_ref(self.c.annotations[node])
                 if found is not None:
@@ -337,6 +338,43 @@ class Resolver:
                     return "stable", []  # a method or property read: not a receiver we follow further
             return "unknown", []
         return self.value_receiver(expr, context, depth)
+
+    def row_receiver(self, param: cst.Param, context: Context, depth: int) -> Receiver:
+        """What a parameter of a parameterized test holds: the values its decorator's rows give it
+        (``@parameterized.parameters((p_pipeline, 1.0), ...)``, ``@pytest.mark.parametrize("env", [...])``),
+        when every row's value is known and of one kind (all stable, or all instances)."""
+        function: object = context.function
+        while isinstance(function, (cst.FunctionDef, cst.Lambda)) and not _has_param(function, param):
+            outer = self.c.defs.get(function)
+            function = outer.function if outer is not None else None
+        if not isinstance(function, cst.FunctionDef):
+            return "unknown", []
+        params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+        if any(info.methods.get(function.name.value) is function for info in self.c.classes.values()) \
+                and not any(cst.helpers.get_full_name_for_node(d.decorator) == "staticmethod" for d in function.decorators):
+            params = params[1:]  # the rows fill the parameters after the receiver
+        values: list[cst.BaseExpression] = []
+        for decorator in function.decorators:
+            expr = decorator.decorator
+            if not isinstance(expr, cst.Call):
+                continue
+            layout = next((names.PARAMETERIZED_ROWS[q] for q in self.qnames(expr.func) if q in names.PARAMETERIZED_ROWS), None)
+            if layout is None:
+                continue
+            found = _row_values(expr, layout, params, param.name.value)
+            if found is None:
+                return "unknown", []
+            values += found
+        if not values:
+            return "unknown", []
+        if any(self.names_a_class(v) for v in values):
+            return "unknown", []  # a class handed in: its classmethods are bound methods
+        tags = [self.value_receiver(v, context, depth + 1) for v in values]
+        if all(tag == "stable" for tag, _ in tags):
+            return "stable", []
+        if all(tag == "instances" for tag, _ in tags):
+            return "instances", [ref for _, refs in tags for ref in refs]
+        return "unknown", []
 
     def value_receiver(self, value: cst.BaseExpression, context: Context, depth: int) -> Receiver:
         if isinstance(value, cst.Call):
@@ -432,6 +470,81 @@ class Resolver:
             if facts is not None and facts.get("jit") and (facts["jit"].get("nums") or facts["jit"].get("names")):
                 return facts, qualified
         return None
+
+
+def _has_param(function: cst.FunctionDef | cst.Lambda, param: cst.Param) -> bool:
+    parameters = function.params
+    return any(p is param for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params))
+
+
+def _row_values(decorator: cst.Call, layout: str, params: Sequence[str], name: str) -> list[cst.BaseExpression] | None:
+    """The values parameter ``name`` takes in the rows of a parameterized-test decorator; None when a row is not
+    literal enough to tell (a row built by a call, a ``*rows`` argument, names given by a variable)."""
+    args = list(decorator.args)
+    if layout == "argnames":  # pytest.mark.parametrize("a, b", [(1, 2), ...])
+        if len(args) < 2 or args[0].keyword is not None and args[0].keyword.value != "argnames":
+            return None
+        spelled = args[0].value
+        if isinstance(spelled, cst.SimpleString) and isinstance(spelled.evaluated_value, str):
+            argnames = [n.strip() for n in spelled.evaluated_value.split(",") if n.strip()]
+        elif isinstance(spelled, (cst.List, cst.Tuple)) and all(
+                isinstance(e.value, cst.SimpleString) for e in spelled.elements):
+            argnames = [str(e.value.evaluated_value) for e in spelled.elements  # type: ignore[attr-defined]
+                        ]
+        else:
+            return None
+        if name not in argnames:
+            return []
+        rows = args[1].value
+        if not isinstance(rows, (cst.List, cst.Tuple)):
+            return None
+        position = argnames.index(name)
+        found = []
+        for element in rows.elements:
+            if isinstance(element, cst.StarredElement):
+                return None
+            row = element.value
+            if isinstance(row, cst.Call) and (cst.helpers.get_full_name_for_node(row.func) or "").endswith("param"):
+                items = [a.value for a in row.args if a.keyword is None and not a.star]
+            elif len(argnames) == 1:
+                items = [row]
+            elif isinstance(row, (cst.Tuple, cst.List)):
+                items = [e.value for e in row.elements]
+            else:
+                return None
+            if position >= len(items):
+                return None
+            found.append(items[position])
+        return found
+    if name not in params:
+        return []
+    position = params.index(name)
+    found = []
+    for arg in args:
+        if arg.star or arg.keyword is not None:
+            return None
+        row = arg.value
+        if isinstance(row, cst.Dict):
+            keyed = {e.key.evaluated_value: e.value for e in row.elements
+                     if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)}
+            if name not in keyed:
+                return None
+            found.append(keyed[name])
+            continue
+        if isinstance(row, (cst.Tuple, cst.List)):
+            items = [e.value for e in row.elements]
+            if any(isinstance(e, cst.StarredElement) for e in row.elements):
+                return None
+        elif layout == "rows" and len(params) == 1:
+            items = [row]
+        else:
+            return None
+        if layout == "named rows":
+            items = items[1:]  # the first item names the test case
+        if position >= len(items):
+            return None
+        found.append(items[position])
+    return found
 
 
 __all__ = ["ClassRef", "Member", "Receiver", "Resolver"]

@@ -76,6 +76,42 @@ def test_unknown_receiver_in_a_loop_is_its_own_rule_and_only_in_a_loop() -> None
     assert "predict = jax.jit(m.predict)" in finding.help
 
 
+def test_a_parameterized_test_parameter_holds_what_its_rows_give() -> None:
+    source = """\
+    import jax
+    import pytest
+    from absl.testing import parameterized
+    from pkg import pipe_a, pipe_b
+    class Env:
+        def step(self, x):
+            return x
+    class T(parameterized.TestCase):
+        @parameterized.parameters(("a.xml", pipe_a, 0.0), ("b.xml", pipe_b, 1.0))
+        def test_rows(self, config, pipeline, density):
+            for _ in range(3):
+                jax.jit(pipeline.step)(density)
+        @parameterized.named_parameters(("one", pipe_a), ("two", pipe_b))
+        def test_named(self, pipeline):
+            for _ in range(3):
+                jax.jit(pipeline.step)(1.0)
+        def test_no_rows(self, pipeline):
+            for _ in range(3):
+                jax.jit(pipeline.step)(1.0)
+    @pytest.mark.parametrize("cfg, pipeline", [(1, pipe_a), pytest.param(2, pipe_b)])
+    def test_pytest(cfg, pipeline):
+        for _ in range(3):
+            jax.jit(pipeline.step)(cfg)
+    @pytest.mark.parametrize("env", [Env(), Env()])
+    def test_envs(env):
+        for _ in range(3):
+            jax.jit(env.step)(1.0)
+    """
+    # Rows of imported modules make `pipeline` stable (a module function is the same object each
+    # read); rows of constructor calls make `env` an Env, whose `step` is a bound method; without
+    # rows the receiver stays unknown (JC107).
+    assert codes(source) == [(19, "JC107"), (27, "JC101")]
+
+
 def test_exemptions_by_reason_not_by_name() -> None:
     source = """\
     import jax
