@@ -269,13 +269,8 @@ def _top_level(tree: ast.Module) -> Iterable[ast.AST]:
 
 
 def module_name(path: Path) -> str:
-    """The dotted module name of a file, from the packages (folders with ``__init__.py``) around it."""
-    parts = [] if path.stem == "__init__" else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").exists() and folder.parent != folder:
-        parts.append(folder.name)
-        folder = folder.parent
-    return ".".join(reversed(parts)) or path.stem
+    """The dotted module name of a file, from the packages around it (see :func:`module_name_cached`)."""
+    return module_name_cached(path, {})
 
 
 def summary_digest(summaries: Mapping[str, Summary]) -> str:
@@ -562,13 +557,20 @@ def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | Non
 
 
 def module_name_cached(path: Path, packages: dict[Path, bool]) -> str:
+    """The dotted module name of a file, from the packages around it: folders with ``__init__.py``, and a
+    folder without one inside such a package (a namespace subpackage, as Python imports ``optax._src``
+    when ``optax/_src`` has no ``__init__.py``). ``packages`` caches which folders have an ``__init__.py``."""
+
+    def is_package(folder: Path) -> bool:
+        found = packages.get(folder)
+        if found is None:
+            found = packages[folder] = (folder / "__init__.py").exists()
+        return found
+
     parts = [] if path.stem == "__init__" else [path.stem]
     folder = path.parent
     while folder.parent != folder:
-        is_package = packages.get(folder)
-        if is_package is None:
-            is_package = packages[folder] = (folder / "__init__.py").exists()
-        if not is_package:
+        if not is_package(folder) and not (folder.parent.parent != folder.parent and is_package(folder.parent)):
             break
         parts.append(folder.name)
         folder = folder.parent

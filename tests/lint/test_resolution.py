@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jitcheck.lint.check import check_source
-from jitcheck.lint.index import ProjectIndex, summarize
+from jitcheck.lint.index import ProjectIndex, module_name, summarize
 
 
 def codes(source: str) -> list[tuple[int, str]]:
@@ -415,7 +415,7 @@ def test_a_receiver_typed_by_the_return_annotation_of_a_function_in_another_file
 
     write(tmp_path, "pyproject.toml", "[tool.jitcheck]\n")
     write(tmp_path, "pkg/__init__.py", "")
-    write(tmp_path, "pkg/base.py", """\
+    write(tmp_path, "pkg/_src/base.py", """\
         from typing import Callable, NamedTuple
         class Transform(NamedTuple):
             init: Callable
@@ -425,7 +425,7 @@ def test_a_receiver_typed_by_the_return_annotation_of_a_function_in_another_file
                 return x
         """)
     write(tmp_path, "pkg/make.py", """\
-        from pkg import base
+        from pkg._src import base
         def noise(scale) -> base.Transform:
             return base.Transform(lambda p: p, lambda u, s: (u * scale, s))
         def model() -> "base.Model":
@@ -445,6 +445,9 @@ def test_a_receiver_typed_by_the_return_annotation_of_a_function_in_another_file
     report = run([tmp_path], config, Options(jobs=1), tmp_path)
     # A NamedTuple field holds a function (the same object each read); Model.apply is a method.
     assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [("use_test.py", 8, "JC101")]
+    # pkg/_src has no __init__.py: a namespace subpackage of pkg, imported as pkg._src.base.
+    assert module_name(tmp_path / "pkg" / "_src" / "base.py") == "pkg._src.base"
+    assert module_name(tmp_path / "loose" / "script.py") == "script"
 
 
 def test_installed_packages_are_read_without_importing() -> None:
