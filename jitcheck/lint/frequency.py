@@ -69,6 +69,14 @@ class Frequency(Resolver):
                 sites += self.c.self_calls.get((cls, function.name.value), [])
         return sites
 
+    def subclass_calls(self, function: cst.FunctionDef, context: Context) -> int:
+        """How many ``self.name(...)`` calls the subclasses of a method's class make, in any file of the run
+        (from the index; a subclass that overrides the method reaches its own): more call sites of the method."""
+        cls = context.method_of
+        if cls is None or self.c.class_names.get(cls.name.value) is not cls:
+            return 0
+        return self.index.subclass_self_calls(f"{self.module_name}.{cls.name.value}", function.name.value)
+
     def class_and_bases(self, cls: cst.ClassDef) -> list[cst.ClassDef]:
         """``cls`` and its base classes defined in this file, transitively."""
         found = [cls]
@@ -91,7 +99,7 @@ class Frequency(Resolver):
             return False
         name = function.name.value
         sites = self.callers(function, context)
-        if any(site.context.in_loop for site in sites) or len(sites) >= 2:
+        if any(site.context.in_loop for site in sites) or len(sites) + self.subclass_calls(function, context) >= 2:
             return False  # called again and again, whatever its name
         if name in names.ONCE_FUNCTIONS or name.startswith("test"):
             return True  # an entry point or a test: the program or the test runner calls it once
@@ -256,7 +264,7 @@ class Frequency(Resolver):
         if not isinstance(function, cst.FunctionDef) or depth > 6:
             return False
         sites = self.callers(function, context)
-        if len(sites) >= 2 or any(site.context.in_loop for site in sites):
+        if len(sites) + self.subclass_calls(function, context) >= 2 or any(site.context.in_loop for site in sites):
             return True
         defined = self.c.defs.get(function)
         name = function.name.value

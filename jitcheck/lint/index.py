@@ -179,6 +179,7 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
                         methods[target.id] = "method"
                     else:
                         stored.add(target.id)
+    self_calls: dict[str, int] = {}
     for statement in node.body:
         if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -191,6 +192,11 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
             targets: list[ast.expr] = []
             value: ast.expr | None = None
             annotation: ast.expr | None = None
+            if isinstance(inner, ast.Call):
+                func = inner.func
+                if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == receiver:
+                    self_calls[func.attr] = self_calls.get(func.attr, 0) + 1
+                continue
             if isinstance(inner, ast.Assign):
                 targets, value = inner.targets, inner.value
             elif isinstance(inner, ast.AnnAssign):
@@ -207,6 +213,8 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
                         types.setdefault(target.attr, held)
     bases = [b for b in (_dotted(base) for base in node.bases) if b is not None]
     facts: dict[str, Any] = {"bases": bases, "methods": methods, "stored": sorted(stored), "types": types}
+    if self_calls:
+        facts["self_calls"] = self_calls  # `self.m(...)` calls in its methods, by name: a subclass's reach a base's m
     for decorator in node.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         if (_dotted(target) or "").rsplit(".", 1)[-1] == "dataclass":
@@ -297,13 +305,16 @@ class ProjectIndex:
         self.installed = installed
         self._external: dict[str, Summary | None] = {}
         self._hints: Hints | None = None
+        self._subclasses: dict[str, list[tuple[str, str]]] | None = None
 
     def add(self, name: str, summary: Summary) -> None:
         self.modules[name] = summary
         self._hints = None
+        self._subclasses = None
 
     def dependencies(self, name: str) -> set[str]:
-        """The indexed modules whose summaries module ``name``'s findings can depend on (its imports, transitively)."""
+        """The indexed modules whose summaries module ``name``'s findings can depend on (its imports,
+        transitively, and the modules that subclass its classes)."""
         seen = {name}
         stack = [name]
         while stack:
@@ -316,6 +327,10 @@ class ProjectIndex:
                 if target is not None and target not in seen:
                     seen.add(target)
                     stack.append(target)
+        # The modules subclassing its classes: their `self.m(...)` calls count as calls of its methods.
+        own = self.modules.get(name)
+        for cls in own["classes"] if own is not None else ():
+            seen.update(module for module, _ in self.subclasses(f"{name}.{cls}"))
         return seen
 
     def _indexed_prefix(self, qualified: str) -> str | None:
@@ -433,6 +448,38 @@ class ProjectIndex:
         return spelled
 
     # -- classes ----------------------------------------------------------------
+
+    def subclasses(self, qualified_class: str) -> list[tuple[str, str]]:
+        """``(module, name)`` of every indexed class that derives from ``qualified_class``, transitively."""
+        if self._subclasses is None:
+            direct: dict[str, list[tuple[str, str]]] = {}
+            for module, summary in self.modules.items():
+                for name, facts in summary["classes"].items():
+                    for base in facts["bases"]:
+                        found = self.lookup(self.resolve_in(module, base))
+                        if found is not None:
+                            direct.setdefault(f"{found[0]}.{found[1]}", []).append((module, name))
+            self._subclasses = direct
+        found_class = self.lookup(qualified_class)
+        if found_class is None:
+            return []
+        result: list[tuple[str, str]] = []
+        stack = [f"{found_class[0]}.{found_class[1]}"]
+        while stack and len(result) < 256:
+            for sub in self._subclasses.get(stack.pop(), []):
+                if sub not in result:
+                    result.append(sub)
+                    stack.append(f"{sub[0]}.{sub[1]}")
+        return result
+
+    def subclass_self_calls(self, qualified_class: str, method: str) -> int:
+        """How many ``self.method(...)`` calls the subclasses of a class make in their own methods."""
+        total = 0
+        for module, name in self.subclasses(qualified_class):
+            facts = self.modules[module]["classes"][name]
+            if method not in facts["methods"]:  # an override is what its own `self.method` reaches
+                total += int(facts.get("self_calls", {}).get(method, 0))
+        return total
 
     def member(self, qualified_class: str, attr: str, depth: int = 0) -> str | None:
         """What ``attr`` is on instances of the class: ``"method"``, ``"static"``, ``"class"``,

@@ -450,6 +450,48 @@ def test_a_receiver_typed_by_the_return_annotation_of_a_function_in_another_file
     assert module_name(tmp_path / "loose" / "script.py") == "script"
 
 
+def test_a_method_called_by_subclasses_in_other_files_runs_again(tmp_path: Path) -> None:
+    from jitcheck.lint import config as config_module
+    from jitcheck.lint.runner import Options, run
+
+    write(tmp_path, "pyproject.toml", "[tool.jitcheck]\n")
+    write(tmp_path, "pkg/__init__.py", "")
+    write(tmp_path, "pkg/base.py", """\
+        import jax
+        class Analyzer:
+            def _candidates(self, xs):
+                select = jax.jit(jax.vmap(lambda v: v * 2))
+                return [select(x) for x in xs]
+            def _other(self, xs):
+                select = jax.jit(jax.vmap(lambda v: v * 3))
+                return [select(x) for x in xs]
+        """)
+    write(tmp_path, "pkg/phase.py", """\
+        from pkg.base import Analyzer
+        class PhasePlane(Analyzer):
+            def plot(self, xs):
+                return self._candidates(xs), self._other(xs)
+        """)
+    write(tmp_path, "pkg/bifurcation.py", """\
+        from pkg import base
+        class Bifurcation(base.Analyzer):
+            def plot(self, xs):
+                return self._candidates(xs), self._other(xs)
+            def _other(self, xs):
+                return xs
+        """)
+    config = config_module.load(tmp_path)
+    report = run([tmp_path], config, Options(jobs=1), tmp_path)
+    # The build is amortised over the method's loop, so it counts only if the method runs again: two
+    # subclasses call `_candidates`; `_other` is reached once (Bifurcation's own override takes the other call).
+    assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [("base.py", 4, "JC104")]
+    warm = run([tmp_path], config, Options(jobs=1), tmp_path)
+    assert [(f.line, f.code) for f in warm.findings] == [(4, "JC104")]
+    (tmp_path / "pkg" / "bifurcation.py").unlink()
+    # base.py's findings depend on its subclasses' files: the cached result is not reused.
+    assert run([tmp_path], config, Options(jobs=1), tmp_path).findings == []
+
+
 def test_installed_packages_are_read_without_importing() -> None:
     source = """\
     import jax
