@@ -189,8 +189,10 @@ class Frequency(Resolver):
         if not built.in_loop and (len(direct) < len(calls) or any(site.context.in_loop for site in calls)):
             if built.function is None or self.runs_once(built):
                 return False
-            if isinstance(built.function, cst.FunctionDef) and self.returns_closure(built.function):
-                # A factory: the wrapper lives on in the closure it returns, built once per use of the
+            if isinstance(built.function, cst.FunctionDef) and any(
+                    self.within(site.context.function, closure)
+                    for closure in self.returned_closures(built.function) for site in calls):
+                # A factory (it returns a closure that uses the wrapper): the wrapper lives on in it, built once per use of the
                 # factory; a rebuild per call only when the factory itself is called again and again here,
                 # at call sites that use its product where they make it (a product kept is built once).
                 sites = [site for site in self.callers(built.function, built) if self.product_used(site)]
@@ -200,28 +202,33 @@ class Frequency(Resolver):
         return True
 
     def returns_closure(self, function: cst.FunctionDef) -> bool:
-        """True when ``function`` returns a function it defines (a nested ``def`` or a lambda, also
-        through a name bound to one, ``f = lambda ...; return f``, or a branch of ``a if c else b``): a factory."""
+        """True when ``function`` returns a function it defines: a factory (see :meth:`returned_closures`)."""
+        return bool(self.returned_closures(function))
+
+    def returned_closures(self, function: cst.FunctionDef) -> list[cst.FunctionDef | cst.Lambda]:
+        """The functions ``function`` defines and returns: a nested ``def`` or a lambda, also through a name
+        bound to one (``f = lambda ...; return f``) or a branch of ``a if c else b``."""
         finder = _Returns()
         function.body.visit(finder)
         values = list(finder.values)
         for value in values:
             if isinstance(value, cst.IfExp) and len(values) < 64:
                 values += [value.body, value.orelse]
+        found: list[cst.FunctionDef | cst.Lambda] = []
         for value in values:
             if isinstance(value, cst.Lambda):
-                return True
+                found.append(value)
             if not isinstance(value, cst.Name):
                 continue
             for ref in self.referents(value):
                 node = getattr(ref, "node", None)
                 if isinstance(node, cst.FunctionDef) and node in self.c.defs and self.c.defs[node].function is function:
-                    return True
+                    found.append(node)
                 if node in self.c.assigned:
                     bound, context = self.c.assigned[node]
                     if isinstance(bound, cst.Lambda) and context.function is function:
-                        return True
-        return False
+                        found.append(bound)
+        return found
 
     def product_used(self, site: CallSite, depth: int = 0) -> bool:
         """True when the call ``site`` of a factory uses the product where it makes it: calls it at once,

@@ -254,6 +254,25 @@ def test_a_factory_called_once_by_public_api_that_uses_its_product_at_once() -> 
     assert codes(source) == [(3, "JC105")]
 
 
+def test_a_driver_that_returns_an_unrelated_closure_is_no_factory() -> None:
+    source = """\
+    import jax
+    def train(xs):
+        @jax.jit
+        def step(x):
+            return x + 1
+        for x in xs:
+            step(x)
+        predict = lambda v: v * 2
+        return predict
+    def run_all(a, b):
+        train(a)
+        train(b)
+    """
+    # The closure it returns does not hold `step`: `train` is a driver called twice, each call compiles again.
+    assert codes(source) == [(3, "JC105")]
+
+
 def test_a_helper_jitting_its_parameter_is_judged_by_what_its_callers_hand_in() -> None:
     source = """\
     import jax
