@@ -456,7 +456,10 @@ class ProjectIndex:
             for module, summary in self.modules.items():
                 for name, facts in summary["classes"].items():
                     for base in facts["bases"]:
-                        found = self.lookup(self.resolve_in(module, base))
+                        resolved = self.resolve_in(module, base)
+                        if self._indexed_prefix(resolved) is None:
+                            continue  # a base from a package the run does not check: not asked about
+                        found = self.lookup(resolved)
                         if found is not None:
                             direct.setdefault(f"{found[0]}.{found[1]}", []).append((module, name))
             self._subclasses = direct
