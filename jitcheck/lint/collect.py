@@ -36,6 +36,9 @@ class Context:
     """The receiver's parameter name (``self``), when ``function`` is a method."""
     in_loop: bool
     """Evaluated again on every iteration of a loop or comprehension (within the function)."""
+    memoised: bool = False
+    """Under a hand-written cache test, ``if key not in self.cache:`` whose block stores into
+    ``self.cache[...]``: it runs once per key, like a function under ``functools.cache``."""
 
     @property
     def per_call(self) -> bool:
@@ -60,6 +63,7 @@ class Frame:
     node: cst.CSTNode | None
     name: str
     loops: int = 0
+    memos: int = 0
     self_name: str | None = None
     method_of: cst.ClassDef | None = None
 
@@ -136,6 +140,7 @@ class Collector(cst.CSTVisitor):
             cst.Lambda: self._lambda,  # type: ignore[dict-item]
             cst.For: self._for,  # type: ignore[dict-item]
             cst.While: self._while,  # type: ignore[dict-item]
+            cst.If: self._if,  # type: ignore[dict-item]
             cst.Call: self._call,  # type: ignore[dict-item]
             cst.Assign: self._assign,  # type: ignore[dict-item]
             cst.AnnAssign: self._ann_assign,  # type: ignore[dict-item]
@@ -169,7 +174,7 @@ class Collector(cst.CSTVisitor):
             if frame.kind in ("function", "lambda"):
                 node = frame.node
                 assert isinstance(node, (cst.FunctionDef, cst.Lambda))
-                return Context(node, frame.name, frame.method_of, frame.self_name, in_loop)
+                return Context(node, frame.name, frame.method_of, frame.self_name, in_loop, frame.memos > 0)
         return Context(None, None, None, None, in_loop)
 
     def _qualname(self, name: str) -> str:
@@ -267,6 +272,16 @@ class Collector(cst.CSTVisitor):
             node.orelse.visit(self)
         return False
 
+    def _if(self, node: cst.If) -> bool:
+        memo = _memo_guard(node)
+        node.test.visit(self)
+        self.frames[-1].memos += memo
+        node.body.visit(self)
+        self.frames[-1].memos -= memo
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
     def _while(self, node: cst.While) -> bool:
         self.frames[-1].loops += 1
         node.test.visit(self)
@@ -360,6 +375,42 @@ _STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault
 """Calls that store what they are handed rather than call it (``fns.append(f)``): not a use of ``f``."""
 
 _COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+
+
+def _memo_guard(node: cst.If) -> int:
+    """1 when ``node`` is a hand-written cache test whose block fills that cache: ``if key not in self.cache:``
+    (or ``if self.cache.get(key) is None:``) with an assignment to ``self.cache[...]`` in its block; else 0."""
+    test = node.test
+    container: cst.BaseExpression | None = None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if isinstance(target.operator, cst.NotIn):
+            container = target.comparator
+        elif isinstance(target.operator, cst.Is) and isinstance(target.comparator, cst.Name) \
+                and target.comparator.value == "None" and isinstance(test.left, cst.Call) \
+                and isinstance(test.left.func, cst.Attribute) and test.left.func.attr.value == "get":
+            container = test.left.func.value
+    spelled = get_full_name_for_node(container) if container is not None else None
+    if not spelled:
+        return 0
+
+    class _Stores(cst.CSTVisitor):
+        found = False
+
+        def visit_Subscript(self, sub: cst.Subscript) -> None:
+            if get_full_name_for_node(sub.value) == spelled:
+                self.found = True
+
+        def visit_FunctionDef(self, inner: cst.FunctionDef) -> bool:
+            return False
+
+    stores = _Stores()
+    for statement in node.body.body:
+        for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                for target in ([t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]):
+                    target.visit(stores)
+    return 1 if stores.found else 0
 
 
 def _one_item(iterable: cst.BaseExpression) -> bool:

@@ -129,8 +129,8 @@ class Frequency(Resolver):
                 cached = True
         if context.in_loop:
             return False
-        if cached or (context.method_of is not None and function.name.value in names.CONSTRUCTOR_METHODS):
-            return True
+        if cached or context.memoised or (context.method_of is not None and function.name.value in names.CONSTRUCTOR_METHODS):
+            return True  # once per object, or once per argument or key (a cache decorator, a hand-written cache)
         return self.runs_once(context, depth)
 
     def used_here(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, wrapper: names.Wrapper, context: Context) -> bool:
@@ -187,7 +187,7 @@ class Frequency(Resolver):
             return False
         direct = [site for site in calls if site.context.function is built.function]
         if not built.in_loop and (len(direct) < len(calls) or any(site.context.in_loop for site in calls)):
-            if built.function is None or self.runs_once(built):
+            if built.function is None or built.memoised or self.runs_once(built):
                 return False
             if isinstance(built.function, cst.FunctionDef) and any(
                     self.within(site.context.function, closure)

@@ -235,6 +235,7 @@ def summarize(source: str | bytes) -> Summary:
     imports: dict[str, str] = {}
     classes: dict[str, Any] = {}
     functions: dict[str, Any] = {}
+    stars: list[str] = []
     for node in _top_level(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -249,6 +250,8 @@ def summarize(source: str | bytes) -> Summary:
                 if alias.name != "*":
                     joined = f"{base}.{alias.name}" if node.module else f"{base}{alias.name}"
                     imports[alias.asname or alias.name] = joined
+                elif node.module:
+                    stars.append(base)  # `from m import *`: m's names, looked up in m when asked
         elif isinstance(node, ast.ClassDef):
             classes[node.name] = _class(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -260,7 +263,10 @@ def summarize(source: str | bytes) -> Summary:
             if isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _JIT_LAST and value.args:
                 spec = _jit_spec(ast.Call(func=value.func, args=[], keywords=value.keywords))
                 functions[node.targets[0].id] = {"params": None, "jit": spec or {"nums": [], "names": []}, "stable": True}
-    return {"imports": imports, "classes": classes, "functions": functions}
+    summary: Summary = {"imports": imports, "classes": classes, "functions": functions}
+    if stars:
+        summary["stars"] = stars
+    return summary
 
 
 def _top_level(tree: ast.Module) -> Iterable[ast.AST]:
@@ -322,7 +328,7 @@ class ProjectIndex:
             summary = self.modules.get(current)
             if summary is None:
                 continue
-            for imported in summary["imports"].values():
+            for imported in [*summary["imports"].values(), *summary.get("stars", ())]:
                 target = self._indexed_prefix(self.absolute(imported, current, _is_package(summary)))
                 if target is not None and target not in seen:
                     seen.add(target)
@@ -403,6 +409,19 @@ class ProjectIndex:
         imported = summary["imports"].get(name)
         if imported is not None:
             return self.lookup(self.absolute(imported, module, is_package=_is_package(summary)), depth + 1)
+        star = self._star_source(module, summary, name)
+        if star is not None:
+            return self.lookup(f"{star}.{name}", depth + 1)
+        return None
+
+    def _star_source(self, module: str, summary: Summary, name: str) -> str | None:
+        """The module of the run a ``from m import *`` of ``module`` takes ``name`` from, if any."""
+        for star in summary.get("stars", ()):
+            target = self.absolute(star, module, is_package=_is_package(summary))
+            found = self.modules.get(target)  # only modules the run checks: an installed package is not read for it
+            if found is not None and target != module and (
+                    name in found["classes"] or name in found["functions"] or name in found["imports"]):
+                return target
         return None
 
     def cls(self, qualified: str) -> tuple[str, dict[str, Any]] | None:
@@ -445,6 +464,9 @@ class ProjectIndex:
             if imported is not None:
                 imported = self.absolute(imported, module, is_package=_is_package(summary))
                 return f"{imported}.{rest}" if rest else imported
+            star = self._star_source(module, summary, head)
+            if star is not None:
+                return f"{star}.{spelled}"
         return spelled
 
     # -- classes ----------------------------------------------------------------

@@ -484,25 +484,31 @@ def test_a_method_called_by_subclasses_in_other_files_runs_again(tmp_path: Path)
             def _other(self, xs):
                 select = jax.jit(jax.vmap(lambda v: v * 3))
                 return [select(x) for x in xs]
+            def _memoised(self, key, xs):
+                if key not in self._results:
+                    select = jax.jit(jax.vmap(lambda v: v * 4))
+                    self._results[key] = [select(x) for x in xs]
+                return self._results[key]
         """)
     write(tmp_path, "pkg/phase.py", """\
-        from pkg.base import Analyzer
+        from pkg.base import *
         class PhasePlane(Analyzer):
             def plot(self, xs):
-                return self._candidates(xs), self._other(xs)
+                return self._candidates(xs), self._other(xs), self._memoised(1, xs)
         """)
     write(tmp_path, "pkg/bifurcation.py", """\
         from pkg import base
         class Bifurcation(base.Analyzer):
             def plot(self, xs):
-                return self._candidates(xs), self._other(xs)
+                return self._candidates(xs), self._other(xs), self._memoised(2, xs)
             def _other(self, xs):
                 return xs
         """)
     config = config_module.load(tmp_path)
     report = run([tmp_path], config, Options(jobs=1), tmp_path)
     # The build is amortised over the method's loop, so it counts only if the method runs again: two
-    # subclasses call `_candidates`; `_other` is reached once (Bifurcation's own override takes the other call).
+    # subclasses call `_candidates` (one found through `from pkg.base import *`); `_other` is reached once
+    # (Bifurcation's own override takes the other call); `_memoised` builds once per key of its cache.
     assert [(Path(f.path).name, f.line, f.code) for f in report.findings] == [("base.py", 4, "JC104")]
     warm = run([tmp_path], config, Options(jobs=1), tmp_path)
     assert [(f.line, f.code) for f in warm.findings] == [(4, "JC104")]
