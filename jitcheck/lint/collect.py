@@ -408,8 +408,9 @@ def _memo_guard(node: cst.If) -> int:
     for statement in node.body.body:
         for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
             if isinstance(small, (cst.Assign, cst.AnnAssign)):
-                for target in ([t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]):
-                    target.visit(stores)
+                stored = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                for assigned in stored:
+                    assigned.visit(stores)
     return 1 if stores.found else 0
 
 
