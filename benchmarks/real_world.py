@@ -152,7 +152,8 @@ def check_library(name: str, version: str, root: Path, jobs: int | None = None) 
     from jitcheck.lint import config as config_module
     from jitcheck.lint.runner import Options, run
 
-    config = config_module.Config(root=root)
+    # A generous per-file limit: a file that times out on a loaded machine would silently leave the score.
+    config = config_module.Config(root=root, file_timeout=SCORING_FILE_TIMEOUT)
     start = time.perf_counter()
     report = run([root], config, Options(jobs=jobs, use_cache=False), root)
     seconds = time.perf_counter() - start
@@ -160,6 +161,21 @@ def check_library(name: str, version: str, root: Path, jobs: int | None = None) 
     findings = [(Path(f.path).as_posix() + (f":cell {f.cell}" if f.cell else ""), f.line, f.code, f.message)
                 for f in report.findings]
     return LibraryResult(name, version, root, report.files, report.lines, seconds, findings)
+
+
+SCORING_FILE_TIMEOUT = 1800.0
+"""Seconds one corpus file may take: the default limit (60 s) is for users; a score must not depend on load."""
+
+_NOT_CHECKED = ("took longer than", "internal error", "worker process")
+
+
+def incomplete(results: Sequence[LibraryResult]) -> list[str]:
+    """The files the pass could not check for reasons of its own (a time limit, a crash), not the file's syntax.
+
+    Their findings are missing from the score, which would then be wrong without a word: ``--check`` fails on them.
+    """
+    return [f"{r.name}-{r.version}/{path}:{line}: {message}" for r in results for path, line, code, message in r.findings
+            if code == "JC000" and any(words in message for words in _NOT_CHECKED)]
 
 
 def render(results: Sequence[LibraryResult]) -> str:
@@ -332,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Recall {scoring.percent(total.recall)} (target {scoring.percent(RECALL_TARGET)}), "
               f"precision {scoring.percent(total.precision)} (target {scoring.percent(PRECISION_FLOOR)}), "
               f"{len(total.unjudged)} unjudged.")
+        unchecked = incomplete(results)
+        for where in unchecked:
+            print(f"warning: not checked, its findings are missing from the score: {where}", file=sys.stderr)
         if args.json:
             args.json.write_text(json.dumps({
                 "libraries": [
@@ -348,6 +367,7 @@ def main(argv: list[str] | None = None) -> int:
             }, indent=2))
     if args.check:
         problems = failures(total, args.min_recall, args.min_precision)
+        problems += [f"a file the pass could not check: {where}" for where in unchecked]
         for problem in problems:
             print(f"check failed: {problem}", file=sys.stderr)
         return 1 if problems else 0
