@@ -20,9 +20,10 @@ from jitcheck.lint import noqa
 from jitcheck.lint.analysis import Located, analyze
 from jitcheck.lint.findings import Edit, Finding, unreadable
 from jitcheck.lint.fixes import apply_fixes, transform
-from jitcheck.lint.index import ProjectIndex
+from jitcheck.lint.index import ProjectIndex, with_module
 from jitcheck.lint.limits import expression_depth
 from jitcheck.lint.notebook import Notebook, NotebookError
+from jitcheck.lint.prefilter import possible
 from jitcheck.lint.settings import FixMode, Settings
 
 @dataclasses.dataclass(frozen=True)
@@ -132,10 +133,15 @@ def _too_deep(text: str, path: str, settings: Settings) -> Finding | None:
     )
 
 
-def _parse(text: str, path: str, settings: Settings) -> cst.Module | Finding:
-    too_deep = _too_deep(text, path, settings)
-    if too_deep is not None:
-        return too_deep
+def _python_tree(text: str) -> ast.Module | None:
+    """Python's own syntax tree of ``text`` (None when Python's parser refuses it: then libcst decides and reports)."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _parse(text: str, path: str) -> cst.Module | Finding:
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -151,27 +157,49 @@ def _parse(text: str, path: str, settings: Settings) -> cst.Module | Finding:
             path, f"it does not parse: {type(error).__name__}: {error}", "fix the file so that Python can parse it")
 
 
+def _failed(text: str, path: str, error: Exception) -> Checked:
+    """The JC000 of a file whose analysis raised ``error``."""
+    if isinstance(error, RecursionError):
+        return Checked((unreadable(path, "it is nested too deeply to analyse", "split the deepest expression into smaller ones"),))
+    # libcst accepts some sources Python rejects (a NUL byte or a bad escape in a string), and
+    # evaluating such a literal raises: Python's own error is the finding, not jitcheck's.
+    rejected = python_error(text, path) if isinstance(error, (SyntaxError, ValueError)) else None
+    if rejected is not None:
+        return Checked((rejected,))
+    return Checked(
+        (unreadable(path, f"internal error in jitcheck: {type(error).__name__}: {error}",
+                    "please report this file to jitcheck; the other files were checked"),),
+        internal_error=True,
+    )
+
+
 def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex | None = None, module_name: str = "") -> Checked:
-    """Parse, analyse, drop what ``# noqa`` silences, and (in a fix mode) fix."""
-    module = _parse(text, path, settings)
+    """Parse, analyse, drop what ``# noqa`` silences, and (in a fix mode) fix.
+
+    Python's ``ast`` reads the text first: when the prefilter (:mod:`.prefilter`) finds
+    that no rule can fire, the file is done without libcst's much slower parse. A file
+    Python cannot parse goes to libcst, which reports it (JC000) or judges it.
+    """
+    too_deep = _too_deep(text, path, settings)
+    if too_deep is not None:
+        return Checked((too_deep,))
+    tree = _python_tree(text)
+    judged_with = index
+    if tree is not None:
+        try:
+            judged_with = with_module(index, module_name or "__module__", tree)
+            if not possible(text, settings.graph_constructors, settings.jit_wrappers, hints=judged_with.hints(), tree=tree):
+                return Checked(())
+        except Exception as error:
+            return _failed(text, path, error)
+    module = _parse(text, path)
     if isinstance(module, Finding):
         return Checked((module,))
     try:
         analysis = analyze(module, text, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
-                           index=index, module_name=module_name, path=path)
-    except RecursionError:
-        return Checked((unreadable(path, "it is nested too deeply to analyse", "split the deepest expression into smaller ones"),))
+                           index=judged_with, module_name=module_name, path=path, prefilter=tree is None)
     except Exception as error:
-        # libcst accepts some sources Python rejects (a NUL byte or a bad escape in a string), and
-        # evaluating such a literal raises: Python's own error is the finding, not jitcheck's.
-        rejected = python_error(text, path) if isinstance(error, (SyntaxError, ValueError)) else None
-        if rejected is not None:
-            return Checked((rejected,))
-        return Checked(
-            (unreadable(path, f"internal error in jitcheck: {type(error).__name__}: {error}",
-                        "please report this file to jitcheck; the other files were checked"),),
-            internal_error=True,
-        )
+        return _failed(text, path, error)
     table = noqa.directives(text.splitlines()) if analysis.findings and "noqa" in text.lower() else {}
     kept = [f for f in analysis.findings if not noqa.silenced(f.rule.code, f.line, table)]
     if settings.fix is None or not any(f.fix for f in kept):

@@ -232,6 +232,11 @@ def summarize(source: str | bytes) -> Summary:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {"imports": {}, "classes": {}, "functions": {}}
+    return summarize_tree(tree)
+
+
+def summarize_tree(tree: ast.Module) -> Summary:
+    """The summary of a module Python's ``ast`` has already parsed (the tree is only read)."""
     imports: dict[str, str] = {}
     classes: dict[str, Any] = {}
     functions: dict[str, Any] = {}
@@ -540,6 +545,15 @@ class ProjectIndex:
         return None
 
 
+def with_module(index: ProjectIndex | None, name: str, tree: ast.Module) -> ProjectIndex:
+    """The index a module named ``name`` is judged with: ``index`` itself when it holds the module, else
+    ``index`` (or nothing) plus the module's own summary, read from its ``tree``."""
+    if index is not None and name in index.modules:
+        return index
+    return ProjectIndex({**(index.modules if index is not None else {}), name: summarize_tree(tree)},
+                        installed=index.installed if index is not None else True)
+
+
 def _is_package(summary: Summary) -> bool:
     return bool(summary.get("package"))
 
@@ -649,4 +663,4 @@ def module_name_cached(path: Path, packages: dict[Path, bool]) -> str:
     return ".".join(reversed(parts)) or path.stem
 
 
-__all__ = ["Hints", "ProjectIndex", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "summarize", "summary_digest"]
+__all__ = ["Hints", "ProjectIndex", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "summarize", "summarize_tree", "summary_digest", "with_module"]

@@ -394,11 +394,12 @@ class _Judge:
 
 
 def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = (),
-             hints: Hints | None = None) -> bool:
+             hints: Hints | None = None, tree: ast.Module | None = None) -> bool:
     """False only when no static rule can report anything in ``source``.
 
     ``hints`` names what other files of the run define (factories, jitted functions
-    with static arguments) that a call here may use.
+    with static arguments) that a call here may use. ``tree`` is ``ast.parse(source)``
+    when the caller has it already (it is only read).
     """
     jit_names = names.last_names((*names.JIT_WRAPPERS, *jit_wrappers))
     if "chex" in source:
@@ -408,10 +409,11 @@ def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: 
     if not imported_jitted and not any(name in source for name in (*jit_names, *graph_names)):
         return False
     aliases = {m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in jit_names | graph_names}
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True  # let libcst decide, and report
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return True  # let libcst decide, and report
     judge = _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints)
     return judge.possible()
 

@@ -67,8 +67,9 @@ def test_depth_limit_names_itself_and_is_configurable(tmp_path: Path, capsys: py
 
 def test_timeout_limit_stops_one_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # A 60,000-element list takes libcst seconds; the limit is a hundredth of a second (a margin of hundreds).
+    # The jit call makes the file one libcst must parse (a finding is possible).
     (tmp_path / "pyproject.toml").write_text("[tool.jitcheck]\nfile-timeout = 0.01\n")
-    (tmp_path / "data.py").write_text("TABLE = [" + ", ".join(["1"] * 60000) + "]\n")
+    (tmp_path / "data.py").write_text("TABLE = [" + ", ".join(["1"] * 60000) + "]\n" + BAD)
     status, rows, _ = run_json(capsys, str(tmp_path / "data.py"))
     assert status == 1 and rows[0]["code"] == "JC000"
     assert "took longer than 0.01 s, the limit (`file-timeout`)" in str(rows[0]["message"])
@@ -101,6 +102,16 @@ def test_syntax_errors_are_placed_where_python_places_them(
         compile(source, "broken.py", "exec")
     except SyntaxError as error:
         assert (error.lineno, error.offset) == (row, column)
+
+
+def test_what_python_cannot_parse_libcst_judges(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Python's ast reads a file first (to skip libcst where no rule can fire); where it cannot (here
+    # Python 3.12's `type` statement, before 3.12), libcst's parser decides: it reads this file, and
+    # the rules judge it as before.
+    (tmp_path / "newer.py").write_text("type Batch = list[float]\n\n" + BAD)
+    (tmp_path / "quiet.py").write_text("type Batch = list[float]\n\n\ndef scale(x):\n    return x * 2\n")
+    status, rows, _ = run_json(capsys, str(tmp_path))
+    assert status == 1 and [(Path(str(r["filename"])).name, r["code"]) for r in rows] == [("newer.py", "JC104")]
 
 
 def test_empty_and_blank_files_are_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
