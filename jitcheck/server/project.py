@@ -18,6 +18,7 @@ from jitcheck.lint.findings import Finding
 from jitcheck.server.configs import Configs, FileConfig
 from jitcheck.server.index import ProjectIndex
 from jitcheck.server.slices import SlicedChecker
+from jitcheck.server.statements import parse
 from jitcheck.server.summaries import Summaries
 
 
@@ -52,9 +53,10 @@ class Project:
             return Judgement((), file)
         text = text[1:] if text.startswith("\ufeff") else text
         self.summaries.load_project(file.config)
-        self.summaries.update(path, text)
+        tree = parse(text)  # once per change: for the summary and the parts alike
+        self.summaries.update(path, text, tree)
         findings = self.checker.check(text, str(path), file.settings, index=self.summaries.joined(),
-                                      module_name=self.summaries.module(path), depends=self.summaries.key(path))
+                                      module_name=self.summaries.module(path), depends=self.summaries.key(path), tree=tree)
         return Judgement(tuple(f for f in findings if f.code in file.select), file)
 
     def changed(self, path: Path, text: str) -> frozenset[Path]:

@@ -31,93 +31,7 @@ from jitcheck.lint.check import check_text
 from jitcheck.lint.findings import Finding
 from jitcheck.lint.index import ProjectIndex
 from jitcheck.lint.settings import Settings
-
-_Scoped = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-IMPLICIT: frozenset[str] = frozenset({"ValuePartial"})
-"""Names the static pass looks up in the whole module, whatever a statement loads (a fix that imports
-``ValuePartial`` is offered only where the module does not bind that name to something else)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Statement:
-    """A top-level statement: its lines (1-based, inclusive, decorators included), text and names."""
-
-    start: int
-    end: int
-    text: str
-    binds: frozenset[str]
-    loads: frozenset[str]
-    is_import: bool
-    aliases: tuple[tuple[str, str], ...] = ()
-    """For an import: (imported name, bound name) pairs; ``("*", "*")`` for a star or ``__future__`` import."""
-
-
-def _binds(node: ast.stmt) -> frozenset[str]:
-    """Module-level names ``node`` may bind (more is harmless: it only joins more statements)."""
-    found: set[str] = set()
-
-    def visit(item: ast.AST, in_function: bool) -> None:
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not in_function:
-            found.add(item.name)
-        if isinstance(item, ast.Global):
-            found.update(item.names)
-        if not in_function:
-            if isinstance(item, ast.Name) and isinstance(item.ctx, (ast.Store, ast.Del)):
-                found.add(item.id)
-            elif isinstance(item, ast.alias):
-                found.add((item.asname or item.name).split(".")[0])
-            elif isinstance(item, (ast.MatchAs, ast.MatchStar)) and item.name:
-                found.add(item.name)
-            elif isinstance(item, ast.ExceptHandler) and item.name:
-                found.add(item.name)
-        if isinstance(item, ast.NamedExpr) and isinstance(item.target, ast.Name):
-            found.add(item.target.id)  # a walrus binds in its function, or at module level: counted either way
-        for child in ast.iter_child_nodes(item):
-            visit(child, in_function or isinstance(item, _Scoped))
-
-    visit(node, False)
-    return frozenset(found)
-
-
-def _loads(node: ast.stmt) -> frozenset[str]:
-    return IMPLICIT | frozenset(item.id for item in ast.walk(node) if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load))
-
-
-def statements(text: str) -> list[Statement] | None:
-    """The module's top-level statements, or None when ``ast`` cannot read it or two share a line."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    lines = text.split("\n")
-    found: list[Statement] = []
-    for node in tree.body:
-        decorators = getattr(node, "decorator_list", [])
-        start = min([node.lineno, *(d.lineno for d in decorators)])
-        end = node.end_lineno or node.lineno
-        if found and start <= found[-1].end:
-            return None
-        piece = "\n".join(lines[start - 1:end])
-        names_of = _NAMES.get(piece)
-        if names_of is None:
-            names_of = _NAMES[piece] = (_binds(node), _loads(node), _aliases(node))
-            if len(_NAMES) > 50_000:
-                _NAMES.clear()
-        found.append(Statement(start, end, piece, names_of[0], names_of[1], isinstance(node, (ast.Import, ast.ImportFrom)),
-                               names_of[2]))
-    return found
-
-
-_NAMES: dict[str, tuple[frozenset[str], frozenset[str], tuple[tuple[str, str], ...]]] = {}
-"""The names of a statement's text (the same text binds and loads the same names wherever it is)."""
-
-
-def _aliases(node: ast.stmt) -> tuple[tuple[str, str], ...]:
-    if not isinstance(node, (ast.Import, ast.ImportFrom)):
-        return ()
-    star = any(a.name == "*" for a in node.names)
-    future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
-    return (("*", "*"),) if star or future else tuple((a.name, a.asname or a.name.split(".")[0]) for a in node.names)
+from jitcheck.server.statements import Statement, statements
 
 
 def spellings(found: Sequence[Statement], settings: Settings, index: ProjectIndex | None = None) -> frozenset[str]:
@@ -133,7 +47,8 @@ def spellings(found: Sequence[Statement], settings: Settings, index: ProjectInde
 
 
 def import_index(found: Sequence[Statement]) -> dict[str, list[Statement]]:
-    """The imports binding each name (``"*"``: star and ``__future__`` imports)."""
+    """The imports binding each name (``"*"``: star and ``__future__`` imports).
+"""
     by_name: dict[str, list[Statement]] = {}
     for statement in found:
         for _, bound in statement.aliases:
@@ -216,15 +131,16 @@ class SlicedChecker:
         """How many parts were judged anew (the others were reused): for tests and benchmarks."""
 
     def check(self, text: str, path: str, settings: Settings, *, index: ProjectIndex | None = None, module_name: str = "",
-              depends: str = "") -> tuple[Finding, ...]:
+              depends: str = "", tree: ast.Module | None = None) -> tuple[Finding, ...]:
         """The same findings as ``check_text(text, path, settings, index=index, module_name=module_name)``, in order.
 
         ``depends`` is a digest of what the module's findings depend on in ``index`` (the
         summaries it imports, :meth:`jitcheck.lint.index.ProjectIndex.dependency_keys`):
-        a part is reused only while it is the same.
+        a part is reused only while it is the same. ``tree`` is Python's syntax tree of ``text``
+        when the caller has it already.
         """
         self._index, self._module = index, module_name
-        found = statements(text)
+        found = statements(text, tree)
         if found is None:
             return self._whole(text, path, settings)
         setting = repr((settings.graph_constructors, settings.jit_wrappers, path.endswith("__init__.py"), module_name,

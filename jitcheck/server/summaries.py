@@ -11,11 +11,13 @@ imports (transitively) reach it.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from jitcheck.lint import index as lint_index
 from jitcheck.lint.config import Config
 from jitcheck.lint.files import discover
+from jitcheck.server.statements import parse, statements
 
 
 class Summaries:
@@ -28,6 +30,10 @@ class Summaries:
         self._roots: set[Path] = set()
         self._joined: lint_index.ProjectIndex | None = None
         self._keys: dict[str, str] | None = None
+        self._texts: dict[Path, str] = {}
+        """The text each shown file's summary was last made from (the same text again changes nothing)."""
+        self._pieces: dict[str, lint_index.Summary] = {}
+        """The summary of each top-level statement's text (it depends on nothing else)."""
 
     def load_project(self, config: Config) -> None:
         """Summarize every file the command line would check under ``config.root`` (once per root)."""
@@ -72,21 +78,50 @@ class Summaries:
         return self._keys.get(self.module(path), "")
 
     # -- the server's ProjectIndex ---------------------------------------------------------------
-    def update(self, path: Path, text: str) -> None:
-        """The file's unsaved text; while it does not parse (an empty summary), the last summary stays."""
+    def update(self, path: Path, text: str, tree: ast.Module | None = None) -> None:
+        """The file's unsaved text; while it does not parse (an empty summary), the last summary stays.
+
+        ``tree`` is Python's syntax tree of ``text`` when the caller has it already.
+        """
         path = path.resolve()
         self._shown.add(path)
-        summary = lint_index.summarize(text)
+        if self._texts.get(path) == text:
+            return
+        self._texts[path] = text
+        summary = self.summarize(text, tree)
         old = self._by_path.get(path)
         if old is not None and not any(summary.values()) and text.strip():
             return
         if old is None or old[1] != (summary if path.name != "__init__.py" else {**summary, "package": True}):
             self._put(path, summary)
 
+    def summarize(self, text: str, tree: ast.Module | None = None) -> lint_index.Summary:
+        """:func:`jitcheck.lint.index.summarize` of ``text``, joined from the summaries of its top-level
+        statements (each made once per statement text), so an edit summarizes only the statement it touched."""
+        tree = tree if tree is not None else parse(text)
+        if tree is None:
+            return lint_index.summarize(text)
+        found = statements(text, tree)
+        if found is None:
+            return lint_index.summarize_tree(tree)
+        joined: lint_index.Summary = {"imports": {}, "classes": {}, "functions": {}}
+        for statement in found:
+            piece = self._pieces.get(statement.text)
+            if piece is None:
+                assert statement.node is not None
+                piece = self._pieces[statement.text] = lint_index.summarize_tree(
+                    ast.Module(body=[statement.node], type_ignores=[]))
+                if len(self._pieces) > 50_000:
+                    self._pieces.clear()
+            for part, entries in piece.items():
+                joined[part].update(entries)
+        return joined
+
     def remove(self, path: Path) -> None:
         """Closed in the editor: its summary goes back to the file on disk (or away, if it is gone)."""
         path = path.resolve()
         self._shown.discard(path)
+        self._texts.pop(path, None)
         try:
             self._put(path, lint_index.summarize(path.read_bytes()))
         except OSError:
