@@ -48,9 +48,18 @@ def spellings(found: Sequence[Statement], settings: Settings, index: ProjectInde
 
 def import_index(found: Sequence[Statement]) -> dict[str, list[Statement]]:
     """The imports binding each name (``"*"``: star and ``__future__`` imports).
-"""
+
+    An import whose text repeats an earlier one binds nothing new: the same names to
+    the same modules, already bound from the first one on (a name the analysis resolves
+    through imports has the same qualified names either way). So only the first of
+    identical imports is listed and goes into a part's module.
+    """
     by_name: dict[str, list[Statement]] = {}
+    seen: set[str] = set()
     for statement in found:
+        if statement.aliases and statement.text in seen:
+            continue
+        seen.add(statement.text)
         for _, bound in statement.aliases:
             by_name.setdefault(bound, []).append(statement)
     return by_name

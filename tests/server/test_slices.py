@@ -11,7 +11,7 @@ import pytest
 
 from jitcheck.lint.check import check_text
 from jitcheck.lint.settings import Settings
-from jitcheck.server.slices import SlicedChecker, parts, spellings, statements
+from jitcheck.server.slices import SlicedChecker, import_index, parts, spellings, statements
 from tests.lint.checks import test_callables, test_nodes, test_static_values
 from tests.lint.checks.support import HEADER
 
@@ -106,3 +106,15 @@ def test_what_cannot_be_sliced_is_judged_whole() -> None:
     shared = "import jax\nf = jax.jit(lambda v: v); g = 1\n"
     assert statements(shared) is None
     assert SlicedChecker().check(shared, "m.py", SETTINGS) == whole(shared)
+
+
+def test_repeated_imports_go_into_a_part_once_and_the_findings_stay_the_whole_modules() -> None:
+    block = ("import functools\nimport jax\nimport jax.numpy as jnp\n\n\n"
+             "def loss_{i}(p, x):\n    return jnp.mean(p * x)\n\n\nstep_{i} = jax.jit(loss_{i})\n\n\n"
+             "def train_{i}(p, xs):\n    for x in xs:\n        p = jax.jit(functools.partial(loss_{i}, x=x))(p)\n    return p\n\n\n")
+    text = "".join(block.format(i=i) for i in range(4)) + "jax = None\n\n\ndef late(xs):\n    return [jax.jit(lambda v: v)(x) for x in xs]\n"
+    found = statements(text)
+    assert found is not None
+    by_name = import_index(found)
+    assert [s.start for s in by_name["jax"]] == [2] and [s.start for s in by_name["jnp"]] == [3]
+    assert SlicedChecker().check(text, "m.py", SETTINGS) == whole(text) != ()
