@@ -317,11 +317,27 @@ class ProjectIndex:
         self._external: dict[str, Summary | None] = {}
         self._hints: Hints | None = None
         self._subclasses: dict[str, list[tuple[str, str]]] | None = None
+        self._imported: dict[str, frozenset[str]] = {}
+        """The indexed modules each module imports directly (resolved once, walked by every closure)."""
 
     def add(self, name: str, summary: Summary) -> None:
         self.modules[name] = summary
         self._hints = None
         self._subclasses = None
+        self._imported.clear()
+
+    def _direct(self, name: str) -> frozenset[str]:
+        found = self._imported.get(name)
+        if found is None:
+            summary = self.modules.get(name)
+            targets = set()
+            if summary is not None:
+                for imported in [*summary["imports"].values(), *summary.get("stars", ())]:
+                    target = self._indexed_prefix(self.absolute(imported, name, _is_package(summary)))
+                    if target is not None:
+                        targets.add(target)
+            found = self._imported[name] = frozenset(targets)
+        return found
 
     def dependencies(self, name: str) -> set[str]:
         """The indexed modules whose summaries module ``name``'s findings can depend on (its imports,
@@ -329,13 +345,8 @@ class ProjectIndex:
         seen = {name}
         stack = [name]
         while stack:
-            current = stack.pop()
-            summary = self.modules.get(current)
-            if summary is None:
-                continue
-            for imported in [*summary["imports"].values(), *summary.get("stars", ())]:
-                target = self._indexed_prefix(self.absolute(imported, current, _is_package(summary)))
-                if target is not None and target not in seen:
+            for target in self._direct(stack.pop()):
+                if target not in seen:
                     seen.add(target)
                     stack.append(target)
         # The modules subclassing its classes: their `self.m(...)` calls count as calls of its methods.

@@ -555,3 +555,21 @@ def test_summaries_record_what_the_resolver_needs() -> None:
     assert a["types"] == {"x": "int", "env": "Env"} and set(a["stored"]) == {"x", "env"}
     assert summary["functions"]["f"]["jit"] == {"nums": [], "names": ["n"]}
     assert summary["functions"]["factory"]["returns"] == "nested function"
+
+
+def test_a_modules_dependencies_are_what_its_imports_reach_and_follow_a_new_module() -> None:
+    index = ProjectIndex({
+        "pkg": {**summarize("from .env import Env\n"), "package": True},
+        "pkg.env": summarize("from pkg.util import helper\nimport numpy as np\n"),
+        "pkg.util": summarize("import pkg.env\n"),  # a cycle
+        "app": summarize("import pkg\n"),
+    }, installed=False)
+    assert index.dependencies("app") == {"app", "pkg", "pkg.env", "pkg.util"}
+    assert index.dependencies("pkg.util") == {"pkg.util", "pkg", "pkg.env"}  # `import pkg.env` binds `pkg`
+    keys = index.dependency_keys()
+    index.add("pkg.extra", summarize("def make():\n    return lambda x: x\n"))
+    index.add("pkg.util", summarize("import pkg.env\nfrom . import extra\n"))
+    assert index.dependencies("pkg.util") == {"pkg.util", "pkg", "pkg.env", "pkg.extra"}
+    assert index.dependencies("app") == {"app", "pkg", "pkg.env", "pkg.util", "pkg.extra"}
+    changed = index.dependency_keys()
+    assert changed["app"] != keys["app"] and changed["pkg.env"] != keys["pkg.env"]
