@@ -148,8 +148,9 @@ def run(quick: bool) -> Section:
         ],
         notes=[
             f"Corpus: {described}: {len(files)} files, {lines:,} lines; {jobs} worker processes (every core of this machine).",
-            "Both runs and the floor fork a worker pool and hand each worker whole files; the static pass reads, hashes and "
-            "parses every file (unparsable files get JC000), then analyses the few that can hold a finding.",
+            "Both runs and the floor fork a worker pool and hand each worker whole files; the static pass reads and hashes "
+            "every file and parses it with Python's ast (its summary for the project index, and the prefilter); libcst parses "
+            "only the few files where a finding is possible and those Python cannot parse (it reports them: JC000).",
             f"The command line over the warm cache (a new Python process, jax not imported): {cli_warm * 1e3:.0f} ms wall.",
         ],
     )
