@@ -114,7 +114,10 @@ class Summaries:
                 if len(self._pieces) > 50_000:
                     self._pieces.clear()
             for part, entries in piece.items():
-                joined[part].update(entries)
+                if isinstance(entries, dict):
+                    joined.setdefault(part, {}).update(entries)  # a later binding of a name wins
+                else:
+                    joined.setdefault(part, []).extend(entries)  # star imports, in order
         return joined
 
     def remove(self, path: Path) -> None:

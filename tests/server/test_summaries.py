@@ -26,6 +26,9 @@ try:
 except ImportError:
     jax = None
 
+from pkg.envs import *
+from .more import *
+
 
 class Env:
     def step(self):
@@ -51,6 +54,7 @@ def test_after_each_edit_the_kept_statement_summaries_give_the_whole_modules_sum
     summaries = Summaries()
     assert summaries.summarize(GUARDED) == lint_index.summarize(GUARDED)
     assert summaries.summarize(GUARDED)["functions"]["step"]["jit"] == {"nums": [0], "names": []}
+    assert summaries.summarize(GUARDED)["stars"] == ["pkg.envs", ".more"]
     found = statements(GUARDED)
     assert found is not None
     lines = GUARDED.split("\n")
