@@ -223,9 +223,11 @@ def test_a_file_the_pass_could_not_check_fails_the_score_loudly(tmp_path: Path, 
     result = real_world.check_library("tiny-lib", "1.0", broken, jobs=1)
     assert [code for _, _, code, _ in result.findings] == ["JC000"] and real_world.incomplete([result]) == []
     # A 60,000-element list takes libcst seconds; a hundredth of a second is a margin of hundreds.
+    # The jit call makes the file one libcst must parse (a finding is possible).
     slow = tmp_path / "slow"
     slow.mkdir()
-    (slow / "data.py").write_text("import jax\nTABLE = [" + ", ".join(["1"] * 60000) + "]\n")
+    (slow / "data.py").write_text("import jax\nTABLE = [" + ", ".join(["1"] * 60000) + "]\n\n\n"
+                                  "def run(x):\n    return jax.jit(lambda v: v * 2)(x)\n")
     monkeypatch.setattr(real_world, "SCORING_FILE_TIMEOUT", 0.01)
     missing = real_world.incomplete([real_world.check_library("tiny-lib", "1.0", slow, jobs=1)])
     assert len(missing) == 1 and "data.py" in missing[0] and "took longer" in missing[0]
