@@ -92,6 +92,7 @@ class JitcheckPlugin(Plugin):
         self._bypass: set[str] = set()
         self._resolution_checked = False
         self._graph_classes: dict[str, bool] = {}
+        self._no_function_hook: set[str] = set()
         self._reported_bounds: set[tuple[str, str, str]] = set()
         self._static_specs: dict[str, StaticSpec | None] = {}
         self._source_specs = SourceSpecs()
@@ -100,13 +101,18 @@ class JitcheckPlugin(Plugin):
 
     def set_modules(self, modules: dict[str, MypyFile]) -> None:
         super().set_modules(modules)
+        self._forget_graphs()
+
+    def _forget_graphs(self) -> None:
+        """Judge every name again: (dmypy) the modules, or jitcheck's presence among them, changed."""
         self._graph_classes.clear()
+        self._no_function_hook.clear()
 
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
         # Called once per module parsed: the first that imports jitcheck checks, once,
         # that mypy can find it (see resolution.py); a run that cannot is refused.
         if file.fullname == _ROLES_MODULE:
-            self._graph_classes.clear()  # (dmypy) jitcheck arrives: names judged without it are judged again
+            self._forget_graphs()  # (dmypy) jitcheck arrives: names judged without it are judged again
         if not self._resolution_checked:
             line = imports_jitcheck(file)
             if line is not None:
@@ -155,12 +161,17 @@ class JitcheckPlugin(Plugin):
     # Calls: inferred type arguments, node bodies, settings.
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        # Asked at every call mypy checks: a name answered None for good is answered from one set.
+        if fullname in self._no_function_hook:
+            return None
         if fullname in self.config.constructors or self._is_graph(fullname):
             return functools.partial(self._check_call, fullname)
         if fullname in JIT_BUILDERS:
             return functools.partial(self._check_jit_builder, JIT_BUILDERS[fullname])
         if self._static_spec(fullname) is not None:
             return self._check_jitted_function_call  # eqx.filter_jit keeps the function's own type
+        if self._graph_classes.get(fullname) is False:
+            self._no_function_hook.add(fullname)  # not a graph, for good (not merely undefined yet)
         return None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
@@ -238,12 +249,15 @@ class JitcheckPlugin(Plugin):
     # What a class body says about hashing, kept in the cache with the class.
 
     def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
-        # Called for every class mypy analyses, before its body. Hooking only classes
-        # with something to record leaves other plugins' MRO hooks alone.
+        # Called for every class mypy analyses, before its body: the facts are recorded
+        # here, in one pass, and no hook is returned, so other plugins' MRO hooks run.
+        # Only a class the symbol tables cannot find (one defined in a function) is
+        # recorded by the hook, from the definition mypy hands it.
         info = self._class(fullname, require_mro=False)
-        if info is not None and not facts.worth_recording(info.defn):
-            return None
-        return _record_facts
+        if info is None:
+            return _record_facts
+        facts.record(info.defn, self._is_stub(info.module_name))
+        return None
 
     # Helpers.
 
@@ -280,6 +294,11 @@ class JitcheckPlugin(Plugin):
         if known is not None:
             return known
         if self._modules is None:
+            return False
+        if "." not in fullname:
+            # mypy's names for displays and methods ("<list>", "__init__ of C"), and local
+            # functions: never a class in a module's namespace.
+            self._graph_classes[fullname] = False
             return False
         if _ROLES_MODULE not in self._modules and not self.config.graph_classes:
             # No jitcheck graph in this build (mypy loads every module before analysing

@@ -99,16 +99,6 @@ class DataclassParams:
         return self.eq and not self.frozen and not self.unsafe_hash and not self.keeps_hash
 
 
-def worth_recording(defn: ClassDef) -> bool:
-    """True when the class's syntax says something :func:`record` keeps."""
-    return (
-        bool(defn.decorators)
-        or bool(_keywords(defn))
-        or _body_facts(defn.defs.body, is_stub=True) != (None, False)
-        or _model_frozen(defn) is not None
-    )
-
-
 def record(defn: ClassDef, is_stub: bool) -> None:
     """Keep what the class's syntax says about hashing in its metadata (cached by mypy), when it says something."""
     hash_state, defines_eq = _body_facts(defn.defs.body, is_stub)
@@ -359,4 +349,4 @@ def _symbol_facts(info: TypeInfo) -> tuple[str | None, bool]:
     return hash_state, defines_eq
 
 
-__all__ = ["ATTRS", "DATACLASS", "PYDANTIC", "ClassFacts", "DataclassParams", "METADATA_KEY", "class_facts", "model_frozen", "record", "worth_recording"]
+__all__ = ["ATTRS", "DATACLASS", "PYDANTIC", "ClassFacts", "DataclassParams", "METADATA_KEY", "class_facts", "model_frozen", "record"]
