@@ -32,7 +32,8 @@ from mypy.plugin import (
     ReportConfigContext,
 )
 from mypy.semanal_shared import has_placeholder
-from mypy.types import Instance, Type, get_proper_type
+from mypy.plugins.functools import partial_call_callback
+from mypy.types import AnyType, Instance, Type, get_proper_type
 
 import jitcheck
 from jitcheck import rules
@@ -45,10 +46,13 @@ from mypy_plugin.config import DEFAULT_BODY_PARAMS, ConfigError, PluginConfig
 from mypy_plugin.hashability import Env
 from mypy_plugin.jit import (
     JIT_BUILDERS,
+    JIT_WRAPPER,
     JIT_WRAPPER_CALL,
+    PARTIAL_CALL,
     LoopSites,
     SourceSpecs,
     StaticSpec,
+    applies_static_pmap,
     module_of,
     rebuilt_method_findings,
     refers_to_decorator,
@@ -177,6 +181,8 @@ class JitcheckPlugin(Plugin):
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         if fullname == JIT_WRAPPER_CALL:
             return self._check_jitted_call
+        if fullname == PARTIAL_CALL:
+            return self._partial_call
         return None
 
     # jax.jit call sites.
@@ -188,6 +194,26 @@ class JitcheckPlugin(Plugin):
             found = rebuilt_method_findings(ctx.context, builder, function, self._loop_sites, env)
             self._report(ctx.api.fail, ctx.api.msg.note, found)
         return ctx.default_return_type
+
+    def _partial_call(self, ctx: MethodContext) -> Type:
+        # This hook stands in for mypy's own (first hook wins), so it returns what mypy's
+        # infers, except for a module-level function decorated with
+        # functools.partial(jax.pmap, static_broadcasted_argnums=...): jax's jitted-wrapper
+        # type instead of Any, so that mypy hands its calls to _check_jitted_call.
+        inferred = partial_call_callback(ctx)
+        decorator = ctx.context
+        if (
+            isinstance(decorator, Decorator)
+            and isinstance(get_proper_type(inferred), AnyType)
+            and isinstance(ctx.api, TypeChecker)
+            and ctx.api.scope.current_function() is None
+            and ctx.api.scope.active_class() is None
+            and applies_static_pmap(decorator)
+        ):
+            wrapper = self._class(JIT_WRAPPER)
+            if wrapper is not None:
+                return Instance(wrapper, [])
+        return inferred
 
     def _check_jitted_call(self, ctx: MethodContext) -> Type:
         self._check_static_arguments(ctx.context, ctx)

@@ -56,6 +56,12 @@ JIT_WRAPPER_CALL: Final = "jax._src.pjit.JitWrapped.__call__"
 JIT_BUILDERS: Final = {"jax._src.api.jit": "jax.jit", "jax._src.pmap.pmap": "jax.pmap", "jax._src.api.pmap": "jax.pmap"}
 """Functions whose first argument becomes a jitted wrapper, by full name, with the name users write."""
 
+JIT_WRAPPER: Final = "jax._src.pjit.JitWrapped"
+"""The type ``jax.jit`` returns (``lower``, ``trace``, ``__call__`` of anything)."""
+
+PARTIAL_CALL: Final = "functools.partial.__call__"
+_PMAP_BUILDERS: Final = frozenset(name for name, written in JIT_BUILDERS.items() if written == "jax.pmap")
+
 _JIT_NAMES: Final = frozenset({"jit", "pmap"})
 _FILTER_NAMES: Final = frozenset({"filter_jit", "filter_pmap"})
 _STATIC_NUMS: Final = ("static_argnums", "static_broadcasted_argnums")
@@ -297,6 +303,27 @@ def rebuilt_method_findings(
     return [Finding(rules.BOUND_METHOD, target, fields, summary=summary, why=why)]
 
 
+def applies_static_pmap(decorator: Decorator) -> bool:
+    """Whether ``decorator`` applies ``functools.partial(jax.pmap, static_broadcasted_argnums=...)``.
+
+    jax types ``pmap`` as returning ``Any``, and mypy hands calls of ``Any`` to no plugin:
+    the plugin gives such a function :data:`JIT_WRAPPER`'s type instead, so that its
+    static arguments are judged where it is called.
+    """
+    for expr in decorator.decorators:
+        if (
+            isinstance(expr, CallExpr)
+            and isinstance(expr.callee, RefExpr)
+            and expr.callee.fullname == "functools.partial"
+            and expr.args
+            and isinstance(expr.args[0], RefExpr)
+            and expr.args[0].fullname in _PMAP_BUILDERS
+            and "static_broadcasted_argnums" in expr.arg_names
+        ):
+            return True
+    return False
+
+
 def refers_to_decorator(expr: Expression) -> Decorator | None:
     """The decorated function ``expr`` names, if it does."""
     if isinstance(expr, RefExpr) and isinstance(expr.node, Decorator):
@@ -321,10 +348,13 @@ def type_name(typ: Type | None) -> str | None:
 
 __all__ = [
     "JIT_BUILDERS",
+    "JIT_WRAPPER",
     "JIT_WRAPPER_CALL",
+    "PARTIAL_CALL",
     "LoopSites",
     "SourceSpecs",
     "StaticSpec",
+    "applies_static_pmap",
     "module_of",
     "rebuilt_method_findings",
     "refers_to_decorator",

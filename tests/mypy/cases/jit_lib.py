@@ -1,4 +1,4 @@
-"""Jitted functions with static arguments, and a class with methods, used from jit_sites.py (another module)."""
+"""Jitted and pmapped functions with static arguments, and a class with methods, used from jit_sites.py (another module)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,21 @@ def by_number(x: jax.Array, sizes: object) -> jax.Array:
 
 @jax.jit(static_argnums=1)
 def called_decorator(x: jax.Array, table: object) -> jax.Array:
+    return x
+
+
+@functools.partial(jax.pmap, axis_name="batch", static_broadcasted_argnums=(1,))
+def pmapped(x: jax.Array, sizes: object) -> jax.Array:
+    return x
+
+
+@functools.partial(jax.pmap, static_broadcasted_argnums=2)
+def pmapped_third(x: jax.Array, y: jax.Array, config: object) -> jax.Array:
+    return x
+
+
+@functools.partial(jax.pmap, axis_name="batch")
+def pmapped_plain(x: jax.Array, config: object) -> jax.Array:
     return x
 
 
