@@ -2,7 +2,8 @@
 
 Static positions come from the decorators of the jitted function as written in its
 module's source (``@partial(jax.jit, static_argnames=...)``, ``@jax.jit(static_argnums=...)``,
-``@eqx.filter_jit``), read with :mod:`ast` once per module, so a function imported
+``@partial(jax.pmap, static_broadcasted_argnums=...)``, ``@eqx.filter_jit``), read with
+:mod:`ast` once per module, so a function imported
 from a module mypy reads from its cache is judged as when that module was checked.
 An argument passed in a static position is hashed into jax's cache key: its type
 must hash by value (JC201-JC204, the same judgement as labels). ``eqx.filter_jit``
