@@ -8,13 +8,16 @@ a value, then as a callable.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import libcst as cst
 
 from jitcheck.lint import names
 from jitcheck.lint.checks.callables import Callables
 from jitcheck.lint.collect import Context
+
+_T = TypeVar("_T")
 
 
 class StaticArguments(Callables):
@@ -127,31 +130,37 @@ class StaticArguments(Callables):
 
 
 def _literal_ints(expr: cst.BaseExpression) -> set[int] | None:
-    if isinstance(expr, cst.Integer):
-        return {int(expr.evaluated_value)}
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, cst.Integer):
-        return {-int(expr.expression.evaluated_value)}
-    if isinstance(expr, (cst.Tuple, cst.List)):
-        found: set[int] = set()
-        for element in expr.elements:
-            inner = _literal_ints(element.value)
-            if inner is None:
-                return None
-            found |= inner
-        return found
-    return None
+    """The ints a literal ``static_argnums`` spells (``1``, ``-1``, ``(0, 2)``); None for anything else."""
+    return _literals(expr, _int_value)
 
 
 def _literal_strings(expr: cst.BaseExpression) -> set[str] | None:
-    if isinstance(expr, cst.SimpleString):
-        value = expr.evaluated_value
-        return {value} if isinstance(value, str) else None
+    """The names a literal ``static_argnames`` spells (``"n"``, ``("n", "mode")``); None for anything else."""
+    return _literals(expr, _string_value)
+
+
+def _int_value(expr: cst.BaseExpression) -> int | None:
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(expr.expression, cst.Integer):
+        return -int(expr.expression.evaluated_value)
+    return None
+
+
+def _string_value(expr: cst.BaseExpression) -> str | None:
+    value = expr.evaluated_value if isinstance(expr, cst.SimpleString) else None
+    return value if isinstance(value, str) else None
+
+
+def _literals(expr: cst.BaseExpression, leaf: Callable[[cst.BaseExpression], _T | None]) -> set[_T] | None:
+    """The values of one literal or of a tuple or list of them, each read by ``leaf``; None if any is not one."""
     if isinstance(expr, (cst.Tuple, cst.List)):
-        found: set[str] = set()
+        found: set[_T] = set()
         for element in expr.elements:
-            inner = _literal_strings(element.value)
+            inner = _literals(element.value, leaf)
             if inner is None:
                 return None
             found |= inner
         return found
-    return None
+    value = leaf(expr)
+    return None if value is None else {value}
