@@ -154,16 +154,13 @@ class Collector(cst.CSTVisitor):
         self.stack.append(node)
         kind = type(node)
         if kind in _COMPREHENSIONS:
-            if not _runs_once(node):
-                self.frames[-1].loops += 1
-            return True
+            self._comprehension(node)
+            return False
         handler = self._handlers.get(kind)
         return handler(node) if handler is not None else True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()
-        if type(original_node) in _COMPREHENSIONS and not _runs_once(original_node):
-            self.frames[-1].loops -= 1
 
     def context(self) -> Context:
         """The context of what is being visited now."""
@@ -258,6 +255,25 @@ class Collector(cst.CSTVisitor):
         node.body.visit(self)
         self.frames.pop()
         return False
+
+    def _comprehension(self, node: cst.CSTNode) -> None:
+        """A comprehension's first iterable is evaluated once, in the enclosing scope (``tuple(t for t in f(x))``
+        calls ``f`` once); its element, conditions and inner ``for``s run per item."""
+        for_in = getattr(node, "for_in")
+        assert isinstance(for_in, cst.CompFor)
+        for_in.iter.visit(self)
+        once = _runs_once(node)
+        self.frames[-1].loops += 0 if once else 1
+        for part in ("elt", "key", "value"):
+            child = getattr(node, part, None)
+            if isinstance(child, cst.CSTNode):
+                child.visit(self)
+        for_in.target.visit(self)
+        for condition in for_in.ifs:
+            condition.visit(self)
+        if for_in.inner_for_in is not None:
+            for_in.inner_for_in.visit(self)
+        self.frames[-1].loops -= 0 if once else 1
 
     def _for(self, node: cst.For) -> bool:
         if isinstance(node.target, cst.Name):

@@ -330,6 +330,25 @@ def test_a_loop_over_one_literal_item_runs_its_body_once() -> None:
     assert codes(source) == [(7, "JC104"), (8, "JC104"), (9, "JC104"), (10, "JC104")]
 
 
+def test_a_comprehensions_first_iterable_is_evaluated_once_not_per_item() -> None:
+    source = """\
+    import jax
+    def indexed_shape(shape, idx):
+        def get_shape(s, i):
+            return jax.numpy.empty(s)[i].shape
+        f = jax.jit(get_shape, static_argnums=(0, 1))
+        return tuple(t.item() for t in f(shape, idx))
+    def total(xs):
+        def square(v):
+            return v * v
+        f = jax.jit(square)
+        return sum(f(x) for x in xs)
+    """
+    # `f(shape, idx)` runs once per call of a public function: nothing amortises the build. `f(x)` runs per item:
+    # the build is amortised over the items, as a driver's over its loop.
+    assert codes(source) == [(5, "JC105")]
+
+
 def test_base_class_self_calls_reach_the_override() -> None:
     source = """\
     import jax
