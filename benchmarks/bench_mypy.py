@@ -212,7 +212,7 @@ def run(quick: bool) -> Section:
         figures = [
             _figure("mypy --strict fixtures/ jitcheck/, no cache", cold, repeat),
             _figure("the same, only fixtures/ and jitcheck/ re-checked (imports cached)", warm, repeat),
-            *equinox_figures(work, repeat),
+            *equinox_figures(work, 2 if quick else 6),  # 6: every order of its 3 configurations
         ]
     return Section(
         title="mypy plugin",
@@ -225,8 +225,8 @@ def run(quick: bool) -> Section:
             "or already-imported package does (the first run of each kind compiles it).",
             "equinox (its PyPI source, copied and checked as user code, imports followed silently): all runs in one "
             "interpreter (mypy.api.run), each configuration run once before timing so mypy's imports and the "
-            "plugin's (about 20 ms, paid once per mypy process) are in none of the figures; rounds rotate which "
-            "configuration runs first; CPU time of the process (time.process_time). The noise floor is a second "
+            "plugin's (about 20 ms, paid once per mypy process) are in none of the figures; rounds run the three "
+            "configurations in every order in turn; CPU time of the process (time.process_time). The noise floor is a second "
             "configuration without plugins against the first: the plugin's figure is judged against 1.02x only when "
             "the floor is within 2% (best and median of rounds), otherwise it is reported only. No jitcheck error "
             "may appear in equinox.",

@@ -12,6 +12,7 @@ any configuration loads the plugin; prints
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import os
 import sys
@@ -49,9 +50,10 @@ def main(spec_path: str) -> None:
         _run(configs[name], caches[name])  # imports paid, cache filled
     cold: dict[str, list[float]] = {name: [] for name in names}
     warm: dict[str, list[float]] = {name: [] for name in names}
+    # Every order of the configurations in turn: each takes each place, after each other one, equally often.
+    orders = list(itertools.permutations(names))
     for round_ in range(spec["rounds"]):
-        shift = round_ % len(names)
-        for name in names[shift:] + names[:shift]:  # each configuration takes each place in turn
+        for name in orders[round_ % len(orders)]:
             cold[name].append(_run(configs[name], os.devnull))
             _edit(source)
             warm[name].append(_run(configs[name], caches[name]))
