@@ -182,7 +182,7 @@ def _spread(ratios: dict[str, float], seconds: dict[str, list[float]], subject: 
         return ", ".join(f"{s:.2f}" for s in seconds[name])
 
     return (
-        f"ratio of medians of rounds {ratios['median']:.3f}x, rounds {ratios['low']:.3f}x to {ratios['high']:.3f}x "
+        f"median of the rounds' ratios {ratios['median']:.3f}x, rounds {ratios['low']:.3f}x to {ratios['high']:.3f}x "
         f"({subject}: {listed(subject)}; without: {listed('without')})"
     )
 
