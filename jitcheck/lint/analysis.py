@@ -22,7 +22,7 @@ from jitcheck.lint.checks.base import FixPlan, RawFinding
 from jitcheck.lint.checks.jit_sites import JitSites
 from jitcheck.lint.checks.nodes import Nodes
 from jitcheck.lint.collect import collect
-from jitcheck.lint.index import ProjectIndex, summarize
+from jitcheck.lint.index import ProjectIndex, with_module
 from jitcheck.lint.prefilter import possible
 
 
@@ -82,9 +82,7 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
     never hides a finding).
     """
     module_name = module_name or "__module__"
-    if index is None or module_name not in index.modules:
-        index = ProjectIndex({**(index.modules if index is not None else {}), module_name: summarize(source)},
-                             installed=index.installed if index is not None else True)
+    index = with_module(index, module_name, source)
     hints = index.hints()
     if prefilter and not possible(source, graph_constructors, jit_wrappers, hints=hints):
         return Analysis(module, None, [])

@@ -20,7 +20,7 @@ from jitcheck.lint import noqa
 from jitcheck.lint.analysis import Located, analyze
 from jitcheck.lint.findings import Edit, Finding, unreadable
 from jitcheck.lint.fixes import apply_fixes, transform
-from jitcheck.lint.index import ProjectIndex, with_module
+from jitcheck.lint.index import ProjectIndex, python_tree, with_module
 from jitcheck.lint.limits import expression_depth
 from jitcheck.lint.notebook import Notebook, NotebookError
 from jitcheck.lint.prefilter import possible
@@ -133,14 +133,6 @@ def _too_deep(text: str, path: str, settings: Settings) -> Finding | None:
     )
 
 
-def _python_tree(text: str) -> ast.Module | None:
-    """Python's own syntax tree of ``text`` (None when Python's parser refuses it: then libcst decides and reports)."""
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
 def _parse(text: str, path: str) -> cst.Module | Finding:
     try:
         return cst.parse_module(text)
@@ -183,7 +175,7 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
     too_deep = _too_deep(text, path, settings)
     if too_deep is not None:
         return Checked((too_deep,))
-    tree = _python_tree(text)
+    tree = python_tree(text)  # None: Python refuses it, and libcst decides and reports
     judged_with = index
     if tree is not None:
         try:

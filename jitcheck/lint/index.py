@@ -226,11 +226,18 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
     return facts
 
 
+def python_tree(source: str | bytes) -> ast.Module | None:
+    """Python's own syntax tree of ``source``, or None when Python's parser refuses it (or gives up)."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def summarize(source: str | bytes) -> Summary:
     """The summary of one module's source (an empty one when it does not parse)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = python_tree(source)
+    if tree is None:
         return {"imports": {}, "classes": {}, "functions": {}}
     return summarize_tree(tree)
 
@@ -556,12 +563,14 @@ class ProjectIndex:
         return None
 
 
-def with_module(index: ProjectIndex | None, name: str, tree: ast.Module) -> ProjectIndex:
+def with_module(index: ProjectIndex | None, name: str, source: ast.Module | str) -> ProjectIndex:
     """The index a module named ``name`` is judged with: ``index`` itself when it holds the module, else
-    ``index`` (or nothing) plus the module's own summary, read from its ``tree``."""
+    ``index`` (or nothing) plus the module's own summary, read from its ``source`` (text, or the tree
+    Python's ``ast`` made of it) only then."""
     if index is not None and name in index.modules:
         return index
-    return ProjectIndex({**(index.modules if index is not None else {}), name: summarize_tree(tree)},
+    summary = summarize_tree(source) if isinstance(source, ast.Module) else summarize(source)
+    return ProjectIndex({**(index.modules if index is not None else {}), name: summary},
                         installed=index.installed if index is not None else True)
 
 
@@ -674,4 +683,4 @@ def module_name_cached(path: Path, packages: dict[Path, bool]) -> str:
     return ".".join(reversed(parts)) or path.stem
 
 
-__all__ = ["Hints", "ProjectIndex", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "summarize", "summarize_tree", "summary_digest", "with_module"]
+__all__ = ["Hints", "ProjectIndex", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "python_tree", "summarize", "summarize_tree", "summary_digest", "with_module"]

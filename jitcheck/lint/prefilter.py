@@ -17,7 +17,7 @@ from typing import Union
 
 from jitcheck.lint import names
 from jitcheck.lint.collect import _ALIAS
-from jitcheck.lint.index import Hints
+from jitcheck.lint.index import Hints, python_tree
 
 Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -410,9 +410,8 @@ def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: 
         return False
     aliases = {m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in jit_names | graph_names}
     if tree is None:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = python_tree(source)
+        if tree is None:
             return True  # let libcst decide, and report
     judge = _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints)
     return judge.possible()

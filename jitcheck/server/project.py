@@ -15,10 +15,10 @@ from pathlib import Path
 
 from jitcheck.lint.config import ConfigError
 from jitcheck.lint.findings import Finding
+from jitcheck.lint.index import python_tree
 from jitcheck.server.configs import Configs, FileConfig
 from jitcheck.server.index import ProjectIndex
 from jitcheck.server.slices import SlicedChecker
-from jitcheck.server.statements import parse
 from jitcheck.server.summaries import Summaries
 
 
@@ -53,7 +53,7 @@ class Project:
             return Judgement((), file)
         text = text[1:] if text.startswith("\ufeff") else text
         self.summaries.load_project(file.config)
-        tree = parse(text)  # once per change: for the summary and the parts alike
+        tree = python_tree(text)  # once per change: for the summary and the parts alike
         self.summaries.update(path, text, tree)
         findings = self.checker.check(text, str(path), file.settings, index=self.summaries.joined(),
                                       module_name=self.summaries.module(path), depends=self.summaries.key(path), tree=tree)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 
+from jitcheck.lint.index import python_tree
+
 _Scoped = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 IMPLICIT: frozenset[str] = frozenset({"ValuePartial"})
 """Names the static pass looks up in the whole module, whatever a statement loads (a fix that imports
@@ -63,20 +65,12 @@ def _loads(node: ast.stmt) -> frozenset[str]:
     return IMPLICIT | frozenset(item.id for item in ast.walk(node) if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load))
 
 
-def parse(text: str) -> ast.Module | None:
-    """Python's syntax tree of ``text``, or None when ``ast`` cannot read it."""
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
 def statements(text: str, tree: ast.Module | None = None) -> list[Statement] | None:
     """The module's top-level statements, or None when ``ast`` cannot read it or two share a line.
 
-    ``tree`` is ``parse(text)`` when the caller has it already (it is only read).
+    ``tree`` is ``python_tree(text)`` when the caller has it already (it is only read).
     """
-    tree = tree if tree is not None else parse(text)
+    tree = tree if tree is not None else python_tree(text)
     if tree is None:
         return None
     lines = text.split("\n")
@@ -110,4 +104,4 @@ def _aliases(node: ast.stmt) -> tuple[tuple[str, str], ...]:
     return (("*", "*"),) if star or future else tuple((a.name, a.asname or a.name.split(".")[0]) for a in node.names)
 
 
-__all__ = ["IMPLICIT", "Statement", "parse", "statements"]
+__all__ = ["IMPLICIT", "Statement", "statements"]

@@ -17,7 +17,7 @@ from pathlib import Path
 from jitcheck.lint import index as lint_index
 from jitcheck.lint.config import Config
 from jitcheck.lint.files import discover
-from jitcheck.server.statements import parse, statements
+from jitcheck.server.statements import statements
 
 
 class Summaries:
@@ -98,7 +98,7 @@ class Summaries:
     def summarize(self, text: str, tree: ast.Module | None = None) -> lint_index.Summary:
         """:func:`jitcheck.lint.index.summarize` of ``text``, joined from the summaries of its top-level
         statements (each made once per statement text), so an edit summarizes only the statement it touched."""
-        tree = tree if tree is not None else parse(text)
+        tree = tree if tree is not None else lint_index.python_tree(text)
         if tree is None:
             return lint_index.summarize(text)
         found = statements(text, tree)
