@@ -77,6 +77,11 @@ class Frequency(Resolver):
             return 0
         return self.index.subclass_self_calls(f"{self.module_name}.{cls.name.value}", function.name.value)
 
+    def called_again(self, function: cst.FunctionDef, context: Context, sites: list[CallSite]) -> bool:
+        """True when ``function``, called at ``sites`` (its :meth:`callers`), runs more than once: called in
+        a loop, or at two sites or more, its subclasses' ``self.name(...)`` calls in the run counted."""
+        return any(site.context.in_loop for site in sites) or len(sites) + self.subclass_calls(function, context) >= 2
+
     def class_and_bases(self, cls: cst.ClassDef) -> list[cst.ClassDef]:
         """``cls`` and its base classes defined in this file, transitively."""
         found = [cls]
@@ -99,7 +104,7 @@ class Frequency(Resolver):
             return False
         name = function.name.value
         sites = self.callers(function, context)
-        if any(site.context.in_loop for site in sites) or len(sites) + self.subclass_calls(function, context) >= 2:
+        if self.called_again(function, context, sites):
             return False  # called again and again, whatever its name
         if name in names.ONCE_FUNCTIONS or name.startswith("test"):
             return True  # an entry point or a test: the program or the test runner calls it once
@@ -271,7 +276,7 @@ class Frequency(Resolver):
         if not isinstance(function, cst.FunctionDef) or depth > 6:
             return False
         sites = self.callers(function, context)
-        if len(sites) + self.subclass_calls(function, context) >= 2 or any(site.context.in_loop for site in sites):
+        if self.called_again(function, context, sites):
             return True
         defined = self.c.defs.get(function)
         name = function.name.value
