@@ -278,11 +278,15 @@ class JitcheckPlugin(Plugin):
         # Called for every class mypy analyses, before its body: the facts are recorded
         # here, in one pass, and no hook is returned, so other plugins' MRO hooks run.
         # Only a class the symbol tables cannot find (one defined in a function) is
-        # recorded by the hook, from the definition mypy hands it.
-        info = self._class(fullname, require_mro=False)
-        if info is None:
+        # recorded by the hook, from the definition mypy hands it. A library's stub
+        # class whose decorators say nothing of hashing is not read at all: it is judged
+        # from mypy's symbols (see facts.class_facts), the same with or without a cache.
+        info, tree = self._class_and_module(fullname)
+        if info is None or tree is None:
             return _record_facts
-        facts.record(info.defn, self._is_stub(info.module_name))
+        if tree.is_stub and _third_party(tree.path) and facts.symbols_suffice(info.defn):
+            return None
+        facts.record(info.defn, tree.is_stub)
         return None
 
     # Helpers.
@@ -295,11 +299,33 @@ class JitcheckPlugin(Plugin):
                     note(line, finding.context, code=finding.code)
 
     def _env(self, options: Options) -> Env:
-        return Env(options, self._is_stub)
+        return Env(options, self._is_stub, self._is_library_stub)
 
     def _is_stub(self, module: str) -> bool:
         tree = self._modules.get(module) if self._modules is not None else None
         return tree is not None and tree.is_stub
+
+    def _is_library_stub(self, module: str) -> bool:
+        tree = self._modules.get(module) if self._modules is not None else None
+        return tree is not None and tree.is_stub and _third_party(tree.path)
+
+    def _class_and_module(self, fullname: str) -> tuple[TypeInfo | None, MypyFile | None]:
+        """The class ``fullname`` (its MRO not needed) and the module defining it.
+
+        A module-level class is found with two dict lookups; any other name (a nested
+        class) through mypy's lookup.
+        """
+        if self._modules is None:
+            return None, None
+        module, _, name = fullname.rpartition(".")
+        tree = self._modules.get(module)
+        if tree is not None:
+            symbol = tree.names.get(name)
+            node = symbol.node if symbol is not None else None
+            if isinstance(node, TypeInfo) and node.fullname == fullname:
+                return node, tree
+        info = self._class(fullname, require_mro=False)
+        return info, self._modules.get(info.module_name) if info is not None else None
 
     def _class(self, fullname: str, require_mro: bool = True) -> TypeInfo | None:
         if self._modules is None:

@@ -101,9 +101,8 @@ class DataclassParams:
 
 def record(defn: ClassDef, is_stub: bool) -> None:
     """Keep what the class's syntax says about hashing in its metadata (cached by mypy), when it says something."""
-    hash_state, defines_eq = _body_facts(defn.defs.body, is_stub)
-    keywords = _keywords(defn)
-    model = _model_frozen(defn)
+    hash_state, defines_eq, model = _body_facts(defn.defs.body, is_stub)
+    keywords = _keywords(defn) if defn.decorators or defn.keywords else {}
     if not (defn.decorators or keywords or hash_state is not None or defines_eq or model is not None):
         return
     defn.info.metadata[METADATA_KEY] = {
@@ -116,10 +115,35 @@ def record(defn: ClassDef, is_stub: bool) -> None:
     }
 
 
-def class_facts(info: TypeInfo, is_stub: Callable[[str], bool]) -> ClassFacts:
+_TYPING_MODULES: Final = frozenset({"typing", "typing_extensions"})
+_TYPING_DECORATORS: Final = frozenset({"final", "type_check_only", "disjoint_base", "runtime_checkable", "deprecated"})
+"""Class decorators of ``typing`` that say nothing about equality or hashing."""
+
+
+def symbols_suffice(defn: ClassDef) -> bool:
+    """Whether a stub class's syntax adds nothing to its symbols: no class keywords, only typing's decorators.
+
+    A stub states ``__eq__``, ``__hash__`` and ``__hash__: ClassVar[None]`` as symbols mypy
+    keeps in its cache; decorator and class keywords are syntax it does not keep.
+    """
+    if defn.keywords:
+        return False
+    for decorator in defn.decorators:
+        callee = decorator.callee if isinstance(decorator, CallExpr) else decorator  # @deprecated("...")
+        if not isinstance(callee, (NameExpr, MemberExpr)) or callee.name not in _TYPING_DECORATORS:
+            return False
+        if callee.fullname and callee.fullname.rpartition(".")[0] not in _TYPING_MODULES:
+            return False
+    return True
+
+
+def class_facts(info: TypeInfo, is_stub: Callable[[str], bool], is_library_stub: Callable[[str], bool]) -> ClassFacts:
     """The facts of ``info``: from its record when there is one, else from mypy's symbols.
 
-    ``is_stub`` tells whether a module is a stub, for classes without a record.
+    ``is_stub`` tells whether a module is a stub, for classes without a record;
+    ``is_library_stub`` whether it is one of typeshed's or an installed package's, whose
+    unrecorded classes are judged from their symbols even while their syntax is at hand
+    (analysed before any user code, so the symbols are complete), as from a cache.
     """
     recorded = info.metadata.get(METADATA_KEY)
     if recorded is not None:
@@ -129,14 +153,13 @@ def class_facts(info: TypeInfo, is_stub: Callable[[str], bool]) -> ClassFacts:
         stub = bool(recorded.get("is_stub"))
         decorators: list[str] = list(recorded.get("decorators", []))
         model_frozen = recorded.get("model_frozen")
-    elif info.defn.defs.body:
+    elif info.defn.defs.body and not is_library_stub(info.module_name):
         # Analysed in this run, not recorded (nothing notable, or a class mypy builds
         # without the MRO hook): its syntax is at hand.
         keywords = _keywords(info.defn)
         stub = is_stub(info.module_name)
-        hash_state, defines_eq = _body_facts(info.defn.defs.body, stub)
+        hash_state, defines_eq, model_frozen = _body_facts(info.defn.defs.body, stub)
         decorators = _decorator_names(info.defn)
-        model_frozen = _model_frozen(info.defn)
     else:
         keywords = {}
         hash_state, defines_eq = _symbol_facts(info)
@@ -186,14 +209,14 @@ def _attrs_style(name: str) -> str | None:
     return None
 
 
-def model_frozen(info: TypeInfo, is_stub: Callable[[str], bool]) -> bool | None:
+def model_frozen(info: TypeInfo, is_stub: Callable[[str], bool], is_library_stub: Callable[[str], bool]) -> bool | None:
     """Whether a pydantic model is frozen (its own or an inherited setting); None for another class."""
     if not any(b.fullname == BASE_MODEL for b in info.mro):
         return None
     for base in info.mro:
         if base.fullname == BASE_MODEL:
             break
-        own = class_facts(base, is_stub).model_frozen
+        own = class_facts(base, is_stub, is_library_stub).model_frozen
         if own is not None:
             return own
     stored = info.metadata.get("pydantic-mypy-metadata", {}).get("config", {}).get("frozen")
@@ -264,58 +287,62 @@ def _decorator_names(defn: ClassDef) -> list[str]:
     return names
 
 
-def _model_frozen(defn: ClassDef) -> bool | None:
-    """``frozen`` in a pydantic ``model_config = ConfigDict(...)`` / ``{...}`` or a v1 ``class Config``."""
-    for statement in defn.defs.body:
-        if isinstance(statement, AssignmentStmt) and any(isinstance(lv, NameExpr) and lv.name == "model_config" for lv in statement.lvalues):
-            value = statement.rvalue
-            if isinstance(value, CallExpr) and isinstance(value.callee, (NameExpr, MemberExpr)) and value.callee.name in _MODEL_CONFIGS:
-                for name, arg in zip(value.arg_names, value.args):
-                    if name == "frozen":
-                        return _bool(arg)
-            elif isinstance(value, DictExpr):
-                for key, arg in value.items:
-                    if isinstance(key, StrExpr) and key.value == "frozen":
-                        return _bool(arg)
-        elif isinstance(statement, ClassDef) and statement.name == "Config":
-            for inner in statement.defs.body:
-                if isinstance(inner, AssignmentStmt) and any(isinstance(lv, NameExpr) and lv.name == "frozen" for lv in inner.lvalues):
-                    return _bool(inner.rvalue)
-    return None
-
-
-def _bool(expr: Expression) -> bool | None:
-    return expr.name == "True" if isinstance(expr, NameExpr) and expr.name in ("True", "False") else None
-
-
-def _body_facts(body: list[Statement], is_stub: bool) -> tuple[str | None, bool]:
-    """(what the body says of ``__hash__``, whether it defines ``__eq__``), from syntax.
+def _body_facts(body: list[Statement], is_stub: bool) -> tuple[str | None, bool, bool | None]:
+    """(what the body says of ``__hash__``, whether it defines ``__eq__``, a pydantic ``frozen``), from syntax.
 
     In a stub, ``__hash__: ClassVar[None]`` declares an unhashable class; in source, an
-    annotation without a value sets nothing and is left out.
+    annotation without a value sets nothing and is left out. ``frozen`` is the first one
+    written in a ``model_config = ConfigDict(...)`` / ``{...}`` or a v1 ``class Config``.
+    One pass over the body, with no call per statement: mypy asks for every class it
+    analyses (typeshed's, numpy's and jax's included), so this loop is the plugin's
+    largest cost on a codebase that never mentions jitcheck.
     """
     hash_state: str | None = None
     defines_eq = False
+    model: bool | None = None
+    model_found = False
     for statement in body:
-        name = _defined_function(statement)
+        if isinstance(statement, FuncBase):
+            name = statement.name
+        elif isinstance(statement, Decorator):
+            name = statement.func.name
+        elif isinstance(statement, AssignmentStmt):
+            names = [lv.name for lv in statement.lvalues if isinstance(lv, NameExpr)]
+            if "__hash__" in names and not (isinstance(statement.rvalue, TempNode) and not is_stub):
+                hash_state = "none" if _is_none(statement) else "defined"
+            if "model_config" in names and not model_found:
+                model_found, model = _config_frozen(statement.rvalue)
+            continue
+        elif isinstance(statement, ClassDef) and statement.name == "Config" and not model_found:
+            for inner in statement.defs.body:
+                if isinstance(inner, AssignmentStmt) and any(isinstance(lv, NameExpr) and lv.name == "frozen" for lv in inner.lvalues):
+                    model_found, model = True, _bool(inner.rvalue)
+                    break
+            continue
+        else:
+            continue
         if name == "__eq__":
             defines_eq = True
         elif name == "__hash__":
             hash_state = "defined"
-        elif isinstance(statement, AssignmentStmt):
-            if any(isinstance(lv, NameExpr) and lv.name == "__hash__" for lv in statement.lvalues):
-                if isinstance(statement.rvalue, TempNode) and not is_stub:
-                    continue
-                hash_state = "none" if _is_none(statement) else "defined"
-    return hash_state, defines_eq
+    return hash_state, defines_eq, model
 
 
-def _defined_function(statement: Statement) -> str | None:
-    if isinstance(statement, FuncBase):
-        return statement.name
-    if isinstance(statement, Decorator):
-        return statement.func.name
-    return None
+def _config_frozen(value: Expression) -> tuple[bool, bool | None]:
+    """Whether a ``model_config`` value writes ``frozen``, and what (None: not a literal bool)."""
+    if isinstance(value, CallExpr) and isinstance(value.callee, (NameExpr, MemberExpr)) and value.callee.name in _MODEL_CONFIGS:
+        for name, arg in zip(value.arg_names, value.args):
+            if name == "frozen":
+                return True, _bool(arg)
+    elif isinstance(value, DictExpr):
+        for key, arg in value.items:
+            if isinstance(key, StrExpr) and key.value == "frozen":
+                return True, _bool(arg)
+    return False, None
+
+
+def _bool(expr: Expression) -> bool | None:
+    return expr.name == "True" if isinstance(expr, NameExpr) and expr.name in ("True", "False") else None
 
 
 def _is_none(statement: AssignmentStmt) -> bool:
@@ -349,4 +376,4 @@ def _symbol_facts(info: TypeInfo) -> tuple[str | None, bool]:
     return hash_state, defines_eq
 
 
-__all__ = ["ATTRS", "DATACLASS", "PYDANTIC", "ClassFacts", "DataclassParams", "METADATA_KEY", "class_facts", "model_frozen", "record"]
+__all__ = ["ATTRS", "DATACLASS", "PYDANTIC", "ClassFacts", "DataclassParams", "METADATA_KEY", "class_facts", "model_frozen", "record", "symbols_suffice"]

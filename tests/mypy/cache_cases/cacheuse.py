@@ -35,3 +35,8 @@ model: JitGraph[Model, str]  # mypy-expect: jitcheck-label # mypy-says: Fix: set
 frozen_model: JitGraph[FrozenModel, str]
 frozen_by_keyword: JitGraph[FrozenByKeyword, str]
 sub_of_frozen: JitGraph[SubOfFrozen, str]
+
+# typeshed's classes, judged from mypy's symbols cold and warm alike: slice's
+# `__hash__: ClassVar[None]` is written under a version check (hashable from 3.12 on).
+sliced: JitGraph[slice[int, int, int], str]  # mypy-expect: type-var, jitcheck-label # mypy-says: it sets "__hash__" to None
+ranged: JitGraph[range, str]
