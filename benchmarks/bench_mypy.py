@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from harness import Figure, Section
 
@@ -166,6 +167,69 @@ def equinox_figures(work: Path, repeat: int) -> list[Figure]:
                 subject_seconds=min(seconds["again"]),
                 baseline_seconds=min(seconds["without"]),
                 note=f"reported only: identical work, so any distance from 1.00x is the machine's noise; {_spread(floor, seconds, 'again')}",
+            )
+        )
+    return figures + attribution_figures(work, source, 3 if repeat >= 6 else 1)
+
+
+def attribution_figures(work: Path, source: Path, rounds: int) -> list[Figure]:
+    """The plugin's own time measured inside mypy runs of equinox (``mypy_attribution.py``), cold and warm.
+
+    Judged against 1.02x over whole ``mypy`` commands (mypy's start on both sides), the
+    median of the rounds; the same without mypy's start, a stricter figure, is reported.
+    """
+    configs = {name: work / f"equinox-{name}.toml" for name in ("without", "with")}
+    spec = {
+        "source": str(source),
+        "config": str(configs["with"]),
+        "baseline_config": str(configs["without"]),
+        "cache": str(work / "equinox-cache-attribution"),
+        "rounds": rounds,
+    }
+    (work / "attribution-spec.json").write_text(json.dumps(spec))
+    env = _child_env(str(ROOT), work)
+    subprocess.run([sys.executable, "-c", "import mypy_plugin"], env=env, check=True)  # its bytecode written, as an install does
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("mypy_attribution.py")), str(work / "attribution-spec.json")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the attribution child failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    runs: dict[str, list[dict[str, Any]]] = json.loads(done.stdout)
+    figures = []
+    for kind, title in (("cold", "no cache"), ("warm", "re-checked over a warm cache (jax cached)")):
+        middle = sorted(runs[kind], key=lambda run: (run["startup"] + run["mypy_alone"] + run["plugin"]) / (run["startup"] + run["mypy_alone"]))[len(runs[kind]) // 2]
+        alone, plugin, startup = middle["mypy_alone"], middle["plugin"], middle["startup"]
+        top = sorted(middle["by_name"].items(), key=lambda item: -item[1]["seconds"])[:4]
+        parts = (
+            f"the plugin {plugin * 1e3:.0f} ms: its Python {middle['code'] * 1e3:.0f} ms in {middle['python_calls']:,} calls "
+            f"(mypy's calls into it {middle['layer'] * 1e3:.0f} ms), {middle['lookups']:,} questions answered from its tables "
+            f"{middle['lookup_seconds'] * 1e3:.0f} ms, its import {middle['import'] * 1e3:.0f} ms; largest: "
+            + ", ".join(f"{name} {value['seconds'] * 1e3:.0f} ms ({value['calls']:,} calls)" for name, value in top)
+        )
+        ratios = ", ".join(f"{(r['startup'] + r['mypy_alone'] + r['plugin']) / (r['startup'] + r['mypy_alone']):.4f}x" for r in runs[kind])
+        figures.append(
+            Figure(
+                name=f"mypy equinox, {title}: the plugin's time measured inside the run, a whole mypy command",
+                subject="mypy with the jitcheck plugin (mypy alone + the plugin's measured time)",
+                baseline=f"mypy alone in the same run, plus mypy's start ({startup * 1e3:.0f} ms)",
+                subject_seconds=startup + alone + plugin,
+                baseline_seconds=startup + alone,
+                target=1.02,
+                note=f"median of {len(runs[kind])} rounds ({ratios}); {parts}",
+            )
+        )
+        figures.append(
+            Figure(
+                name="the same, without mypy's start (in one interpreter)",
+                subject="mypy with the jitcheck plugin, its import charged",
+                baseline="mypy alone in the same run",
+                subject_seconds=alone + plugin,
+                baseline_seconds=alone,
+                note="reported: stricter than a command, since the plugin's import is charged and mypy's own start is not",
             )
         )
     return figures

@@ -38,6 +38,7 @@ from mypy.types import AnyType, Instance, Type, get_proper_type
 import jitcheck
 from jitcheck import rules
 from mypy_plugin import config as config_module
+from mypy_plugin.answers import Answers
 from mypy_plugin import facts
 from mypy_plugin.bodies import CallEnv, body_findings, graph_node_findings, settings_findings
 from mypy_plugin.bounds import bound_findings, element_findings, roles_within
@@ -96,7 +97,17 @@ class JitcheckPlugin(Plugin):
         self._bypass: set[str] = set()
         self._resolution_checked = False
         self._graph_classes: dict[str, bool] = {}
-        self._no_function_hook: set[str] = set()
+        self._type_hooks: Answers[Callable[[AnalyzeTypeContext], Type] | None] = Answers(self._type_analyze_answer)
+        self._function_hooks: Answers[Callable[[FunctionContext], Type] | None] = Answers(self._function_answer)
+        # mypy asks through these attributes for every name it meets: each a C-level
+        # lookup (answers.py), not a Python call. The methods of the same names below
+        # give the same answers, for any other caller.
+        setattr(self, "get_type_analyze_hook", self._type_hooks.__getitem__)
+        setattr(self, "get_function_hook", self._function_hooks.__getitem__)
+        setattr(self, "get_method_hook", {JIT_WRAPPER_CALL: self._check_jitted_call, PARTIAL_CALL: self._partial_call}.get)
+        for name in _UNUSED_HOOKS:
+            setattr(self, name, _NO_HOOKS.get)  # mypy's questions this plugin has no hook for, answered None in C
+        self._snapshot = self.config.snapshot()
         self._reported_bounds: set[tuple[str, str, str]] = set()
         self._static_specs: dict[str, StaticSpec | None] = {}
         self._source_specs = SourceSpecs()
@@ -110,7 +121,8 @@ class JitcheckPlugin(Plugin):
     def _forget_graphs(self) -> None:
         """Judge every name again: (dmypy) the modules, or jitcheck's presence among them, changed."""
         self._graph_classes.clear()
-        self._no_function_hook.clear()
+        self._type_hooks.clear()
+        self._function_hooks.clear()
 
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
         # Called once per module parsed: the first that imports jitcheck checks, once,
@@ -129,23 +141,25 @@ class JitcheckPlugin(Plugin):
         """The options, for the modules they can change (not typeshed's or installed packages')."""
         if _third_party(ctx.path):
             return None
-        return self.config.snapshot()
+        return self._snapshot
 
     # Explicit type arguments: JitGraph[Name, str] in annotations, bases and aliases.
 
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
-        # Asked for every name in every annotation: one dict lookup answers almost all.
-        if self._graph_classes.get(fullname) is False:
-            return None
+        return self._type_hooks[fullname]
+
+    def _type_analyze_answer(self, fullname: str) -> tuple[Callable[[AnalyzeTypeContext], Type] | None, bool]:
+        # Asked once per name (answers.py), for every name in every annotation.
         if fullname in self._bypass:
-            # Our own hook asked mypy for its default analysis of this very type.
+            # Our own hook asked mypy for its default analysis of this very type, once.
             self._bypass.discard(fullname)
-            return None
+            return None, False
         if self._is_graph(fullname):
-            return functools.partial(self._analyze_graph_type, fullname)
-        return None
+            return functools.partial(self._analyze_graph_type, fullname), True
+        return None, self._graph_classes.get(fullname) is False  # not final while not defined yet
 
     def _analyze_graph_type(self, fullname: str, ctx: AnalyzeTypeContext) -> Type:
+        self._type_hooks.pop(fullname, None)  # asked again, and answered None once
         self._bypass.add(fullname)
         try:
             analyzed = ctx.api.analyze_type(ctx.type)
@@ -165,18 +179,17 @@ class JitcheckPlugin(Plugin):
     # Calls: inferred type arguments, node bodies, settings.
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        # Asked at every call mypy checks: a name answered None for good is answered from one set.
-        if fullname in self._no_function_hook:
-            return None
+        return self._function_hooks[fullname]
+
+    def _function_answer(self, fullname: str) -> tuple[Callable[[FunctionContext], Type] | None, bool]:
+        # Asked once per name (answers.py), for every call mypy checks.
         if fullname in self.config.constructors or self._is_graph(fullname):
-            return functools.partial(self._check_call, fullname)
+            return functools.partial(self._check_call, fullname), True
         if fullname in JIT_BUILDERS:
-            return functools.partial(self._check_jit_builder, JIT_BUILDERS[fullname])
+            return functools.partial(self._check_jit_builder, JIT_BUILDERS[fullname]), True
         if self._static_spec(fullname) is not None:
-            return self._check_jitted_function_call  # eqx.filter_jit keeps the function's own type
-        if self._graph_classes.get(fullname) is False:
-            self._no_function_hook.add(fullname)  # not a graph, for good (not merely undefined yet)
-        return None
+            return self._check_jitted_function_call, True  # eqx.filter_jit keeps the function's own type
+        return None, self._graph_classes.get(fullname) is False  # not final while not defined yet
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         if fullname == JIT_WRAPPER_CALL:
@@ -367,6 +380,13 @@ class JitcheckPlugin(Plugin):
             return False  # not defined yet: asked again when it is
         self._graph_classes[fullname] = result
         return result
+
+
+_NO_HOOKS: dict[str, None] = {}
+_UNUSED_HOOKS = frozenset(
+    name for name in dir(Plugin) if name.startswith("get_") and "_hook" in name and name not in vars(JitcheckPlugin)
+)
+"""The hooks of mypy's interface this plugin never gives (``get_attribute_hook``, ...)."""
 
 
 def _record_facts(ctx: ClassDefContext) -> None:

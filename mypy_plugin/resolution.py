@@ -20,14 +20,13 @@ PACKAGE: Final = "jitcheck"
 
 def imports_jitcheck(tree: MypyFile) -> int | None:
     """The line of the first import of jitcheck in a module, None when there is none."""
+    # Asked for every module mypy parses until one imports jitcheck: no list or generator per import.
     for node in tree.imports:
         if isinstance(node, Import):
-            names = [name for name, _ in node.ids]
-        elif isinstance(node, (ImportFrom, ImportAll)):
-            names = [node.id]
-        else:
-            continue
-        if any(name == PACKAGE or name.startswith(PACKAGE + ".") for name in names):
+            for name, _ in node.ids:
+                if name.partition(".")[0] == PACKAGE:
+                    return node.line
+        elif isinstance(node, (ImportFrom, ImportAll)) and node.id.partition(".")[0] == PACKAGE:
             return node.line
     return None
 
