@@ -17,6 +17,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import mypy
 from mypy.checker import TypeChecker
@@ -38,29 +39,30 @@ from mypy.types import AnyType, Instance, Type, get_proper_type
 import jitcheck
 from jitcheck import rules
 from mypy_plugin import config as config_module
-from mypy_plugin.answers import Answers
 from mypy_plugin import facts
-from mypy_plugin.bodies import CallEnv, body_findings, graph_node_findings, settings_findings
-from mypy_plugin.bounds import bound_findings, element_findings, roles_within
+from mypy_plugin.answers import Answers
 from mypy_plugin.codes import ERROR_CODES, Finding
 from mypy_plugin.config import DEFAULT_BODY_PARAMS, ConfigError, PluginConfig
-from mypy_plugin.hashability import Env
-from mypy_plugin.jit import (
+from mypy_plugin.specs import (
     JIT_BUILDERS,
     JIT_WRAPPER,
     JIT_WRAPPER_CALL,
     PARTIAL_CALL,
-    LoopSites,
     SourceSpecs,
     StaticSpec,
     applies_static_pmap,
     module_of,
-    rebuilt_method_findings,
     refers_to_decorator,
-    static_call_findings,
 )
 from mypy_plugin.resolution import found_by_mypy, imports_jitcheck, unresolved_messages
 from mypy_plugin.roles import GRAPH_CLASSES, NODE_MAPPINGS, ROLE_OF_TYPEVAR, is_graph_class, is_node_class
+
+if TYPE_CHECKING:
+    from mypy_plugin.hashability import Env
+    from mypy_plugin.jit import LoopSites
+
+# The judging modules (bodies, bounds, hashability, jit) are imported in the methods
+# that judge: a build where nothing concerns jitcheck never loads them.
 
 
 def _source_digest() -> str:
@@ -99,11 +101,14 @@ class JitcheckPlugin(Plugin):
         self._graph_classes: dict[str, bool] = {}
         self._type_hooks: Answers[Callable[[AnalyzeTypeContext], Type] | None] = Answers(self._type_analyze_answer)
         self._function_hooks: Answers[Callable[[FunctionContext], Type] | None] = Answers(self._function_answer)
+        self._class_hooks: Answers[Callable[[ClassDefContext], None] | None] = Answers(self._class_answer)
+        self._classes_of_module: dict[str, list[str]] = {}
         # mypy asks through these attributes for every name it meets: each a C-level
         # lookup (answers.py), not a Python call. The methods of the same names below
         # give the same answers, for any other caller.
         setattr(self, "get_type_analyze_hook", self._type_hooks.__getitem__)
         setattr(self, "get_function_hook", self._function_hooks.__getitem__)
+        setattr(self, "get_customize_class_mro_hook", self._class_hooks.__getitem__)
         setattr(self, "get_method_hook", {JIT_WRAPPER_CALL: self._check_jitted_call, PARTIAL_CALL: self._partial_call}.get)
         for name in _UNUSED_HOOKS:
             setattr(self, name, _NO_HOOKS.get)  # mypy's questions this plugin has no hook for, answered None in C
@@ -111,7 +116,7 @@ class JitcheckPlugin(Plugin):
         self._reported_bounds: set[tuple[str, str, str]] = set()
         self._static_specs: dict[str, StaticSpec | None] = {}
         self._source_specs = SourceSpecs()
-        self._loop_sites = LoopSites()
+        self._loop_sites: LoopSites | None = None
         self._graph_names: frozenset[str] = frozenset(GRAPH_CLASSES) | frozenset(self.config.graph_classes)
 
     def set_modules(self, modules: dict[str, MypyFile]) -> None:
@@ -123,10 +128,14 @@ class JitcheckPlugin(Plugin):
         self._graph_classes.clear()
         self._type_hooks.clear()
         self._function_hooks.clear()
+        self._class_hooks.clear()
+        self._classes_of_module.clear()
 
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
         # Called once per module parsed: the first that imports jitcheck checks, once,
         # that mypy can find it (see resolution.py); a run that cannot is refused.
+        for name in self._classes_of_module.pop(file.fullname, ()):
+            self._class_hooks.pop(name, None)  # (dmypy) parsed again: its classes are read again
         if file.fullname == _ROLES_MODULE:
             self._forget_graphs()  # (dmypy) jitcheck arrives: names judged without it are judged again
         if not self._resolution_checked:
@@ -167,6 +176,8 @@ class JitcheckPlugin(Plugin):
             self._bypass.discard(fullname)
         instance = get_proper_type(analyzed)
         if isinstance(instance, Instance) and instance.args and not has_placeholder(instance):
+            from mypy_plugin.bounds import bound_findings
+
             env = self._env(ctx.api.options)
             found = bound_findings(
                 instance, ctx.context, env, self.config.graph_classes, arg_contexts=ctx.type.args, reported_bounds=self._reported_bounds
@@ -202,6 +213,11 @@ class JitcheckPlugin(Plugin):
 
     def _check_jit_builder(self, builder: str, ctx: FunctionContext) -> Type:
         if isinstance(ctx.context, CallExpr) and isinstance(ctx.api, TypeChecker):
+            from mypy_plugin.bodies import CallEnv
+            from mypy_plugin.jit import LoopSites, rebuilt_method_findings
+
+            if self._loop_sites is None:
+                self._loop_sites = LoopSites()
             function = ctx.api.scope.current_function()
             env = CallEnv(self._env(ctx.api.options), _type_lookup(ctx))
             found = rebuilt_method_findings(ctx.context, builder, function, self._loop_sites, env)
@@ -243,6 +259,9 @@ class JitcheckPlugin(Plugin):
         spec = self._static_spec(decorator.fullname) if decorator is not None else None
         if decorator is None or spec is None:
             return
+        from mypy_plugin.bodies import CallEnv
+        from mypy_plugin.jit import static_call_findings
+
         env = CallEnv(self._env(ctx.api.options), _type_lookup(ctx))
         self._report(ctx.api.fail, ctx.api.msg.note, static_call_findings(call, decorator, spec, env))
 
@@ -262,6 +281,9 @@ class JitcheckPlugin(Plugin):
         return spec
 
     def _check_call(self, fullname: str, ctx: FunctionContext) -> Type:
+        from mypy_plugin.bodies import CallEnv, body_findings, graph_node_findings, settings_findings
+        from mypy_plugin.bounds import bound_findings, element_findings, roles_within
+
         env = CallEnv(self._env(ctx.api.options), _type_lookup(ctx))
         extra = self.config.graph_classes
         found: list[Finding] = []
@@ -288,19 +310,25 @@ class JitcheckPlugin(Plugin):
     # What a class body says about hashing, kept in the cache with the class.
 
     def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
-        # Called for every class mypy analyses, before its body: the facts are recorded
-        # here, in one pass, and no hook is returned, so other plugins' MRO hooks run.
-        # Only a class the symbol tables cannot find (one defined in a function) is
-        # recorded by the hook, from the definition mypy hands it. A library's stub
-        # class whose decorators say nothing of hashing is not read at all: it is judged
-        # from mypy's symbols (see facts.class_facts), the same with or without a cache.
+        return self._class_hooks[fullname]
+
+    def _class_answer(self, fullname: str) -> tuple[Callable[[ClassDefContext], None] | None, bool]:
+        # Asked for every class mypy analyses, before its body, again on each pass of a
+        # deferred one: the facts are recorded here, in one pass, and no hook is
+        # returned, so other plugins' MRO hooks run. A class read once with its
+        # decorators resolved is not read again (answers.py). Only a class the symbol
+        # tables cannot find (one defined in a function) is recorded by the hook, from
+        # the definition mypy hands it. A library's stub class whose decorators say
+        # nothing of hashing is not read at all: it is judged from mypy's symbols (see
+        # facts.class_facts), the same with or without a cache.
         info, tree = self._class_and_module(fullname)
         if info is None or tree is None:
-            return _record_facts
+            return _record_facts, False
+        self._classes_of_module.setdefault(tree.fullname, []).append(fullname)
         if tree.is_stub and _third_party(tree.path) and facts.symbols_suffice(info.defn):
-            return None
+            return None, True
         facts.record(info.defn, tree.is_stub)
-        return None
+        return None, facts.decorators_resolved(info.defn)
 
     # Helpers.
 
@@ -312,6 +340,8 @@ class JitcheckPlugin(Plugin):
                     note(line, finding.context, code=finding.code)
 
     def _env(self, options: Options) -> Env:
+        from mypy_plugin.hashability import Env
+
         return Env(options, self._is_stub, self._is_library_stub)
 
     def _is_stub(self, module: str) -> bool:

@@ -137,6 +137,15 @@ def symbols_suffice(defn: ClassDef) -> bool:
     return True
 
 
+def decorators_resolved(defn: ClassDef) -> bool:
+    """Whether mypy has resolved every decorator of the class: its record then says all it will say."""
+    for decorator in defn.decorators:
+        callee = decorator.callee if isinstance(decorator, CallExpr) else decorator
+        if not (isinstance(callee, RefExpr) and callee.fullname):
+            return False
+    return True
+
+
 def class_facts(info: TypeInfo, is_stub: Callable[[str], bool], is_library_stub: Callable[[str], bool]) -> ClassFacts:
     """The facts of ``info``: from its record when there is one, else from mypy's symbols.
 
@@ -376,4 +385,4 @@ def _symbol_facts(info: TypeInfo) -> tuple[str | None, bool]:
     return hash_state, defines_eq
 
 
-__all__ = ["ATTRS", "DATACLASS", "PYDANTIC", "ClassFacts", "DataclassParams", "METADATA_KEY", "class_facts", "model_frozen", "record", "symbols_suffice"]
+__all__ = ["ATTRS", "DATACLASS", "PYDANTIC", "ClassFacts", "DataclassParams", "METADATA_KEY", "class_facts", "model_frozen", "decorators_resolved", "record", "symbols_suffice"]

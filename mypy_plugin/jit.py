@@ -1,11 +1,7 @@
 """jax.jit call sites judged with mypy's types: static arguments, and bound methods jitted over and over.
 
 Static positions come from the decorators of the jitted function as written in its
-module's source (``@partial(jax.jit, static_argnames=...)``, ``@jax.jit(static_argnums=...)``,
-``@partial(jax.pmap, static_broadcasted_argnums=...)``, ``@eqx.filter_jit``), read with
-:mod:`ast` once per module, so a function imported
-from a module mypy reads from its cache is judged as when that module was checked.
-An argument passed in a static position is hashed into jax's cache key: its type
+module's source (read by :mod:`.specs`). An argument passed in a static position is hashed into jax's cache key: its type
 must hash by value (JC201-JC204, the same judgement as labels). ``eqx.filter_jit``
 makes every non-array argument static; there only classes that hash by identity
 or not at all are refused (lists and dicts are pytrees, walked into).
@@ -17,9 +13,7 @@ or called where it is built inside a function other than ``__init__``.
 
 from __future__ import annotations
 
-import ast
-import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Final
 
 from mypy.nodes import (
@@ -36,7 +30,6 @@ from mypy.nodes import (
     IfStmt,
     MemberExpr,
     OperatorAssignmentStmt,
-    RefExpr,
     ReturnStmt,
     Statement,
     TryStmt,
@@ -48,122 +41,10 @@ from mypy.types import Instance, Type, get_proper_type
 from jitcheck import rules
 from mypy_plugin.bodies import CallEnv, body_findings, is_bound_method
 from mypy_plugin.codes import Finding
-from mypy_plugin.hashability import problems
 from mypy_plugin.source import expr_text, type_text
+from mypy_plugin.specs import StaticSpec
 
-JIT_WRAPPER_CALL: Final = "jax._src.pjit.JitWrapped.__call__"
-"""The method mypy checks a call of a ``jax.jit`` result through."""
-
-JIT_BUILDERS: Final = {"jax._src.api.jit": "jax.jit", "jax._src.pmap.pmap": "jax.pmap", "jax._src.api.pmap": "jax.pmap"}
-"""Functions whose first argument becomes a jitted wrapper, by full name, with the name users write."""
-
-JIT_WRAPPER: Final = "jax._src.pjit.JitWrapped"
-"""The type ``jax.jit`` returns (``lower``, ``trace``, ``__call__`` of anything)."""
-
-PARTIAL_CALL: Final = "functools.partial.__call__"
-_PMAP_BUILDERS: Final = frozenset(name for name, written in JIT_BUILDERS.items() if written == "jax.pmap")
-
-_JIT_NAMES: Final = frozenset({"jit", "pmap"})
-_FILTER_NAMES: Final = frozenset({"filter_jit", "filter_pmap"})
-_STATIC_NUMS: Final = ("static_argnums", "static_broadcasted_argnums")
 _PYTREE_BASES: Final = frozenset({"equinox._module.Module", "equinox._module._module.Module"})
-
-
-@dataclasses.dataclass(frozen=True)
-class StaticSpec:
-    """Which arguments of a jitted function are static, from its decorator."""
-
-    wrapper: str
-    """The decorator as users write it (``jax.jit``, ``eqx.filter_jit``)."""
-    argnums: frozenset[int] = frozenset()
-    argnames: frozenset[str] = frozenset()
-    every_leaf: bool = False
-    """``eqx.filter_jit``: every non-array leaf is static."""
-
-
-class SourceSpecs:
-    """The static specs of the jitted functions of each module, read from its source once."""
-
-    def __init__(self) -> None:
-        self._by_path: dict[str, dict[str, StaticSpec]] = {}
-
-    def spec(self, path: str | None, name: str) -> StaticSpec | None:
-        """The spec of module-level function ``name`` in the module at ``path``, None if not jitted with static arguments."""
-        if not path or not path.endswith(".py"):
-            return None
-        specs = self._by_path.get(path)
-        if specs is None:
-            specs = self._by_path[path] = _read_specs(path)
-        return specs.get(name)
-
-
-def _read_specs(path: str) -> dict[str, StaticSpec]:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        if b"jit" not in data and b"pmap" not in data:
-            return {}  # most modules: no parse
-        tree = ast.parse(data, path)
-    except (OSError, SyntaxError, ValueError):
-        return {}
-    found: dict[str, StaticSpec] = {}
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for decorator in statement.decorator_list:
-                spec = _decorator_spec(decorator)
-                if spec is not None:
-                    found[statement.name] = spec
-                    break
-    return found
-
-
-def _last_name(expr: ast.expr) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    return None
-
-
-def _decorator_spec(decorator: ast.expr) -> StaticSpec | None:
-    """The spec a decorator gives: ``jax.jit(...)``, ``partial(jax.jit, ...)``, ``eqx.filter_jit``."""
-    if _last_name(decorator) in _FILTER_NAMES:
-        return StaticSpec(f"eqx.{_last_name(decorator)}", every_leaf=True)
-    if not isinstance(decorator, ast.Call):
-        return None
-    callee = _last_name(decorator.func)
-    if callee in _FILTER_NAMES:
-        return StaticSpec(f"eqx.{callee}", every_leaf=True)
-    if callee == "partial" and decorator.args and _last_name(decorator.args[0]) in _JIT_NAMES | _FILTER_NAMES:
-        inner = _last_name(decorator.args[0])
-        if inner in _FILTER_NAMES:
-            return StaticSpec(f"eqx.{inner}", every_leaf=True)
-        return _keywords_spec(f"jax.{inner}", decorator.keywords)
-    if callee in _JIT_NAMES:
-        return _keywords_spec(f"jax.{callee}", decorator.keywords)
-    return None
-
-
-def _keywords_spec(wrapper: str, keywords: list[ast.keyword]) -> StaticSpec | None:
-    nums: set[int] = set()
-    names: set[str] = set()
-    for keyword in keywords:
-        values = _literal(keyword.value)
-        if keyword.arg in _STATIC_NUMS:
-            nums.update(v for v in values if isinstance(v, int))
-        elif keyword.arg == "static_argnames":
-            names.update(v for v in values if isinstance(v, str))
-    if not nums and not names:
-        return None
-    return StaticSpec(wrapper, frozenset(nums), frozenset(names))
-
-
-def _literal(expr: ast.expr) -> list[object]:
-    try:
-        value = ast.literal_eval(expr)
-    except ValueError:
-        return []
-    return list(value) if isinstance(value, (tuple, list)) else [value]
 
 
 def static_call_findings(call: CallExpr, decorator: Decorator, spec: StaticSpec, env: CallEnv) -> list[Finding]:
@@ -304,60 +185,9 @@ def rebuilt_method_findings(
     return [Finding(rules.BOUND_METHOD, target, fields, summary=summary, why=why)]
 
 
-def applies_static_pmap(decorator: Decorator) -> bool:
-    """Whether ``decorator`` applies ``functools.partial(jax.pmap, static_broadcasted_argnums=...)``.
-
-    jax types ``pmap`` as returning ``Any``, and mypy hands calls of ``Any`` to no plugin:
-    the plugin gives such a function :data:`JIT_WRAPPER`'s type instead, so that its
-    static arguments are judged where it is called.
-    """
-    for expr in decorator.decorators:
-        if (
-            isinstance(expr, CallExpr)
-            and isinstance(expr.callee, RefExpr)
-            and expr.callee.fullname == "functools.partial"
-            and expr.args
-            and isinstance(expr.args[0], RefExpr)
-            and expr.args[0].fullname in _PMAP_BUILDERS
-            and "static_broadcasted_argnums" in expr.arg_names
-        ):
-            return True
-    return False
-
-
-def refers_to_decorator(expr: Expression) -> Decorator | None:
-    """The decorated function ``expr`` names, if it does."""
-    if isinstance(expr, RefExpr) and isinstance(expr.node, Decorator):
-        return expr.node
-    return None
-
-
-def module_of(fullname: str, modules: Callable[[str], bool]) -> str | None:
-    """The module part of a function's full name (the longest prefix that is a module)."""
-    head = fullname
-    while "." in head:
-        head = head.rpartition(".")[0]
-        if modules(head):
-            return head
-    return None
-
-
 def type_name(typ: Type | None) -> str | None:
     proper = get_proper_type(typ) if typ is not None else None
     return proper.type.fullname if isinstance(proper, Instance) else None
 
 
-__all__ = [
-    "JIT_BUILDERS",
-    "JIT_WRAPPER",
-    "JIT_WRAPPER_CALL",
-    "PARTIAL_CALL",
-    "LoopSites",
-    "SourceSpecs",
-    "StaticSpec",
-    "applies_static_pmap",
-    "module_of",
-    "rebuilt_method_findings",
-    "refers_to_decorator",
-    "static_call_findings",
-]
+__all__ = ["LoopSites", "rebuilt_method_findings", "static_call_findings", "type_name"]
