@@ -318,14 +318,14 @@ class JitcheckPlugin(Plugin):
         # returned, so other plugins' MRO hooks run. A class read once with its
         # decorators resolved is not read again (answers.py). Only a class the symbol
         # tables cannot find (one defined in a function) is recorded by the hook, from
-        # the definition mypy hands it. A library's stub class whose decorators say
-        # nothing of hashing is not read at all: it is judged from mypy's symbols (see
-        # facts.class_facts), the same with or without a cache.
+        # the definition mypy hands it. A library's class (typeshed, an installed
+        # package) whose syntax adds nothing to its symbols is not read at all: it is
+        # judged from mypy's symbols (see facts.class_facts), with or without a cache.
         info, tree = self._class_and_module(fullname)
         if info is None or tree is None:
             return _record_facts, False
         self._classes_of_module.setdefault(tree.fullname, []).append(fullname)
-        if tree.is_stub and _third_party(tree.path) and facts.symbols_suffice(info.defn):
+        if _third_party(tree.path) and facts.symbols_suffice(info):
             return None, True
         facts.record(info.defn, tree.is_stub)
         return None, facts.decorators_resolved(info.defn)
@@ -342,15 +342,15 @@ class JitcheckPlugin(Plugin):
     def _env(self, options: Options) -> Env:
         from mypy_plugin.hashability import Env
 
-        return Env(options, self._is_stub, self._is_library_stub)
+        return Env(options, self._is_stub, self._is_library)
 
     def _is_stub(self, module: str) -> bool:
         tree = self._modules.get(module) if self._modules is not None else None
         return tree is not None and tree.is_stub
 
-    def _is_library_stub(self, module: str) -> bool:
+    def _is_library(self, module: str) -> bool:
         tree = self._modules.get(module) if self._modules is not None else None
-        return tree is not None and tree.is_stub and _third_party(tree.path)
+        return tree is not None and _third_party(tree.path)
 
     def _class_and_module(self, fullname: str) -> tuple[TypeInfo | None, MypyFile | None]:
         """The class ``fullname`` (its MRO not needed) and the module defining it.

@@ -120,21 +120,32 @@ _TYPING_DECORATORS: Final = frozenset({"final", "type_check_only", "disjoint_bas
 """Class decorators of ``typing`` that say nothing about equality or hashing."""
 
 
-def symbols_suffice(defn: ClassDef) -> bool:
-    """Whether a stub class's syntax adds nothing to its symbols: no class keywords, only typing's decorators.
+def symbols_suffice(info: TypeInfo) -> bool:
+    """Whether a class's syntax adds nothing to its symbols, for judging it: nothing to record.
 
-    A stub states ``__eq__``, ``__hash__`` and ``__hash__: ClassVar[None]`` as symbols mypy
-    keeps in its cache; decorator and class keywords are syntax it does not keep.
+    mypy keeps ``__eq__``, ``__hash__`` and ``__hash__: ClassVar[None]`` as symbols in its
+    cache; what it does not keep is class keywords, the decorators that make a dataclass
+    or an attrs class (with their keywords), and a pydantic model's ``model_config``. So a
+    class with no keywords, whose decorators are typing's or resolved to anything else,
+    and that is no pydantic model, is fully described by its symbols.
     """
+    defn = info.defn
     if defn.keywords:
         return False
     for decorator in defn.decorators:
         callee = decorator.callee if isinstance(decorator, CallExpr) else decorator  # @deprecated("...")
-        if not isinstance(callee, (NameExpr, MemberExpr)) or callee.name not in _TYPING_DECORATORS:
+        if not isinstance(callee, RefExpr):
             return False
-        if callee.fullname and callee.fullname.rpartition(".")[0] not in _TYPING_MODULES:
+        if not callee.fullname:
+            if not (isinstance(callee, (NameExpr, MemberExpr)) and callee.name in _TYPING_DECORATORS):
+                return False  # not resolved yet: what it is cannot be told
+        elif callee.fullname.rpartition(".")[0] not in _TYPING_MODULES and (
+            callee.fullname in _DATACLASS_DECORATORS
+            or _attrs_style(callee.fullname) is not None
+            or find_dataclass_transform_spec(decorator) is not None
+        ):
             return False
-    return True
+    return not any(base.fullname == BASE_MODEL for base in info.mro)
 
 
 def decorators_resolved(defn: ClassDef) -> bool:
@@ -146,11 +157,11 @@ def decorators_resolved(defn: ClassDef) -> bool:
     return True
 
 
-def class_facts(info: TypeInfo, is_stub: Callable[[str], bool], is_library_stub: Callable[[str], bool]) -> ClassFacts:
+def class_facts(info: TypeInfo, is_stub: Callable[[str], bool], is_library: Callable[[str], bool]) -> ClassFacts:
     """The facts of ``info``: from its record when there is one, else from mypy's symbols.
 
     ``is_stub`` tells whether a module is a stub, for classes without a record;
-    ``is_library_stub`` whether it is one of typeshed's or an installed package's, whose
+    ``is_library`` whether it is one of typeshed's or an installed package's, whose
     unrecorded classes are judged from their symbols even while their syntax is at hand
     (analysed before any user code, so the symbols are complete), as from a cache.
     """
@@ -162,7 +173,7 @@ def class_facts(info: TypeInfo, is_stub: Callable[[str], bool], is_library_stub:
         stub = bool(recorded.get("is_stub"))
         decorators: list[str] = list(recorded.get("decorators", []))
         model_frozen = recorded.get("model_frozen")
-    elif info.defn.defs.body and not is_library_stub(info.module_name):
+    elif info.defn.defs.body and not is_library(info.module_name):
         # Analysed in this run, not recorded (nothing notable, or a class mypy builds
         # without the MRO hook): its syntax is at hand.
         keywords = _keywords(info.defn)
@@ -218,14 +229,14 @@ def _attrs_style(name: str) -> str | None:
     return None
 
 
-def model_frozen(info: TypeInfo, is_stub: Callable[[str], bool], is_library_stub: Callable[[str], bool]) -> bool | None:
+def model_frozen(info: TypeInfo, is_stub: Callable[[str], bool], is_library: Callable[[str], bool]) -> bool | None:
     """Whether a pydantic model is frozen (its own or an inherited setting); None for another class."""
     if not any(b.fullname == BASE_MODEL for b in info.mro):
         return None
     for base in info.mro:
         if base.fullname == BASE_MODEL:
             break
-        own = class_facts(base, is_stub, is_library_stub).model_frozen
+        own = class_facts(base, is_stub, is_library).model_frozen
         if own is not None:
             return own
     stored = info.metadata.get("pydantic-mypy-metadata", {}).get("config", {}).get("frozen")

@@ -62,8 +62,8 @@ class Env:
     options: Options
     is_stub: Callable[[str], bool]
     """Whether the module of this name is a stub (``.pyi``)."""
-    is_library_stub: Callable[[str], bool]
-    """Whether it is a stub of typeshed or an installed package: its classes are judged from mypy's symbols."""
+    is_library: Callable[[str], bool]
+    """Whether it is a module of typeshed or an installed package: its unrecorded classes are judged from mypy's symbols."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,10 +168,10 @@ def _instance_problems(instance: Instance, env: Env, seen: frozenset[str], depth
         if fullname in MUTABLE_CONTAINERS:
             yield _container(instance, MUTABLE_CONTAINERS[fullname], env)
             return
-        facts = class_facts(base, env.is_stub, env.is_library_stub)
+        facts = class_facts(base, env.is_stub, env.is_library)
         if facts.is_protocol:
             return  # an interface: the classes passed where it is used are judged there
-        frozen_model = model_frozen(base, env.is_stub, env.is_library_stub) if facts.hash != "defined" else None
+        frozen_model = model_frozen(base, env.is_stub, env.is_library) if facts.hash != "defined" else None
         if frozen_model is not None:
             if not frozen_model:
                 yield _unfrozen(instance, base, DataclassParams(kind=PYDANTIC), env)

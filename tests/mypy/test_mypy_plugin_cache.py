@@ -29,9 +29,10 @@ follow_imports = "skip"
 def _cold_then_warm(tmp_path: Path, plugins: list[str], extra: str = "", uses: tuple[str, ...] = ("cacheuse",)) -> tuple[Report, Report]:
     for case in CASES.glob("*.py"):
         shutil.copy(case, tmp_path / case.name)
+    shutil.copytree(CASES / "site-packages", tmp_path / "site-packages")  # an installed package, for the plugin
     listed = ", ".join(f'"{p}"' for p in plugins)
     (tmp_path / "pyproject.toml").write_text(
-        f'[tool.mypy]\nstrict = true\nplugins = [{listed}]\nmypy_path = "{ROOT.as_posix()}"\n{extra}'
+        f'[tool.mypy]\nstrict = true\nplugins = [{listed}]\nmypy_path = ["{ROOT.as_posix()}", "site-packages"]\n{extra}'
     )
     files = [tmp_path / f"{use}.py" for use in uses]
     args = ["--config-file", "pyproject.toml", "--cache-dir", str(tmp_path / "cache"), "-v", *(f.name for f in files)]
@@ -53,7 +54,7 @@ def _cold_then_warm(tmp_path: Path, plugins: list[str], extra: str = "", uses: t
 
 
 def test_cached_classes_and_jitted_functions_are_judged_like_fresh_ones(tmp_path: Path) -> None:
-    _cold_then_warm(tmp_path, ["mypy_plugin"], uses=("cacheuse", "jituse"))
+    _cold_then_warm(tmp_path, ["mypy_plugin"], uses=("cacheuse", "jituse", "thirduse"))
 
 
 @pytest.mark.parametrize("plugins", [["mypy_plugin", "pydantic.mypy"], ["pydantic.mypy", "mypy_plugin"]], ids=["ours-first", "pydantic-first"])
