@@ -103,6 +103,7 @@ class JitcheckPlugin(Plugin):
         self._function_hooks: Answers[Callable[[FunctionContext], Type] | None] = Answers(self._function_answer)
         self._class_hooks: Answers[Callable[[ClassDefContext], None] | None] = Answers(self._class_answer)
         self._classes_of_module: dict[str, list[str]] = {}
+        self._library_modules: dict[str, bool] = {}
         # mypy asks through these attributes for every name it meets: each a C-level
         # lookup (answers.py), not a Python call. The methods of the same names below
         # give the same answers, for any other caller.
@@ -325,7 +326,10 @@ class JitcheckPlugin(Plugin):
         if info is None or tree is None:
             return _record_facts, False
         self._classes_of_module.setdefault(tree.fullname, []).append(fullname)
-        if _third_party(tree.path) and facts.symbols_suffice(info):
+        library = self._library_modules.get(tree.fullname)
+        if library is None:
+            library = self._library_modules[tree.fullname] = _third_party(tree.path)
+        if library and facts.symbols_suffice(info):
             return None, True
         facts.record(info.defn, tree.is_stub)
         return None, facts.decorators_resolved(info.defn)

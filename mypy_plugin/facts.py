@@ -145,7 +145,7 @@ def symbols_suffice(info: TypeInfo) -> bool:
             or find_dataclass_transform_spec(decorator) is not None
         ):
             return False
-    return not any(base.fullname == BASE_MODEL for base in info.mro)
+    return not info.has_base(BASE_MODEL)
 
 
 def decorators_resolved(defn: ClassDef) -> bool:
