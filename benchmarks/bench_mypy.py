@@ -207,7 +207,7 @@ def attribution_figures(work: Path, source: Path, rounds: int) -> list[Figure]:
         top = sorted(middle["by_name"].items(), key=lambda item: -item[1]["seconds"])[:4]
         parts = (
             f"the plugin {plugin * 1e3:.0f} ms: its Python {middle['code'] * 1e3:.0f} ms in {middle['python_calls']:,} calls "
-            f"(mypy's calls into it {middle['layer'] * 1e3:.0f} ms), {middle['lookups']:,} questions answered from its tables "
+            f"(mypy's calls into it {middle['calls_seconds'] * 1e3:.0f} ms), {middle['lookups']:,} questions answered from its tables "
             f"{middle['lookup_seconds'] * 1e3:.0f} ms, its import {middle['import'] * 1e3:.0f} ms; largest: "
             + ", ".join(f"{name} {value['seconds'] * 1e3:.0f} ms ({value['calls']:,} calls)" for name, value in top)
         )
@@ -295,9 +295,9 @@ def run(quick: bool) -> Section:
             "configuration without plugins against the first. No jitcheck error may appear in equinox.",
             "equinox's 2% target is judged from the plugin's time measured inside mypy runs (mypy_attribution.py): every "
             "call mypy makes into the plugin timed where it happens, in two identical timing layers whose difference is "
-            "the timer's own cost, taken out; the questions the plugin answers from its tables (C dict lookups) counted "
-            "in a separate run and costed by replaying them through mypy's plugin chain, scaled by how much slower a "
-            "call is inside the run than in a tight loop; the plugin's import charged to every run; mypy's start (a new "
+            "the timer's own cost, taken out; mypy's calls into Python (counted in the run) and the questions the plugin "
+            "answers from its tables (C dict lookups, counted in a separate run) costed by replaying them through "
+            "mypy's plugin chain, scaled by how much slower a call is inside the run than in a tight loop; the plugin's import charged to every run; mypy's start (a new "
             "interpreter importing the mypy modules a run uses) added to both sides of a whole command. Both sides "
             "come from the same run, so the machine's drifts cancel: the rounds agree to a few tenths of a percent "
             "where two whole runs differ by 10% or more.",

@@ -10,8 +10,9 @@ microsecond scale, so the machine's slow drifts weigh on both sides alike:
   and so is every hook a class-level entry point returns. The timing wrapper costs
   time of its own outside what it times, so each is wrapped twice, in identical
   layers: the outer layer's total minus the inner one's is what one layer costs, ``W``,
-  measured in the same run. mypy's calls into Python are counted as costing a whole
-  layer each, more than a bare call.
+  measured in the same run. Each of mypy's calls into Python costs what a call of a
+  trivial Python hook through ``mypy.plugin.ChainedPlugin`` costs (replayed), scaled
+  like the lookups below.
 - Lookups: mypy's questions answered from the plugin's tables (``get_type_analyze_hook``
   and others: bound ``dict`` methods, answers.py) never reach Python. Their number
   comes from a separate counting run, their cost per call from replaying those
@@ -25,8 +26,8 @@ scaled the same way. With ``T`` the timed run's length, ``timed`` the inner laye
 total, ``P`` the passes and ``code = timed - P``::
 
     with the plugin = T - 2W - P
-    mypy alone      = T - 3W - timed - lookups
-    plugin          = W + code + lookups + import
+    mypy alone      = T - 2W - calls - timed - lookups
+    plugin          = calls + code + lookups + import
 
 ``import`` is the plugin's import in a process that has already imported mypy, paid
 once per mypy process, so it is charged to every run. A ``mypy`` command also pays
@@ -156,6 +157,28 @@ def table_lookups(instance: Plugin, asked: dict[str, list[str]], rounds: int = 7
     return count, max(extra, 0.0) / max(count, 1)
 
 
+class _Trivial(Plugin):
+    """A plugin whose type-analyze hook is Python that does nothing: what mypy's call into Python costs."""
+
+    def get_type_analyze_hook(self, fullname: str) -> None:
+        return None
+
+
+def python_call(options: Options, questions: list[str], rounds: int = 7) -> float:
+    """mypy's call into a plugin's Python method, per call in a tight loop (seconds): replayed through its chain."""
+    chains = {"without": ChainedPlugin(options, [DefaultPlugin(options)]), "with": ChainedPlugin(options, [_Trivial(options), DefaultPlugin(options)])}
+    seconds: dict[str, list[float]] = {"without": [], "with": []}
+    for _ in range(rounds):
+        for label, chain in chains.items():
+            ask = chain.get_type_analyze_hook
+            start = time.perf_counter()
+            for fullname in questions:
+                ask(fullname)
+            seconds[label].append(time.perf_counter() - start)
+    extra = statistics.median(w - wo for w, wo in zip(seconds["with"], seconds["without"]))
+    return max(extra, 0.0) / max(len(questions), 1)
+
+
 def tight_layer(calls: int = 200_000, rounds: int = 7) -> tuple[float, float]:
     """What one timing layer costs per call in a tight loop (seconds): timed, and passed through (a nested call)."""
     tally_a, tally_b, tally_c, tally_d = Tally(), Tally(), Tally(), Tally()
@@ -242,6 +265,7 @@ def main(spec_path: str) -> None:
         entry(Tally(), Tally(), asked[kind])
         _mypy(config, os.devnull if kind == "cold" else cache)
     tight = tight_layer()
+    call = python_call(instances[-1].options, asked["cold"].get("get_type_analyze_hook", [])[:100_000])
     startup = mypy_startup(mypy_modules)
     runs: dict[str, list[dict[str, object]]] = {"cold": [], "warm": []}
     for _ in range(spec["rounds"]):
@@ -252,7 +276,7 @@ def main(spec_path: str) -> None:
             entry(outer, inner, None)
             total = _mypy(config, os.devnull if kind == "cold" else cache)
             count, per_lookup = table_lookups(instances[-1], asked[kind])
-            runs[kind].append(_parts(total, outer, inner, import_seconds, count, per_lookup, tight, startup))
+            runs[kind].append(_parts(total, outer, inner, import_seconds, count, per_lookup, tight, call, startup))
     print(json.dumps(runs))
 
 
@@ -272,6 +296,7 @@ def _parts(
     lookups: int,
     per_lookup: float,
     tight: tuple[float, float],
+    call: float,
     startup: float,
 ) -> dict[str, object]:
     """One run's figures, in seconds: with the plugin, mypy alone, the plugin, and what they are made of."""
@@ -282,16 +307,18 @@ def _parts(
     passes = (outer.nested + inner.nested) * passed_tight * in_run_factor  # the layers a nested call passed through, inside the timed total
     code = max(timed - passes, 0.0)
     lookup_seconds = lookups * per_lookup * in_run_factor
+    calls_seconds = inner.calls * call * in_run_factor
     return {
         "total": total,
         "with_plugin": total - 2 * layer - passes,
-        "mypy_alone": total - 3 * layer - timed - lookup_seconds,
-        "plugin": layer + code + lookup_seconds + import_seconds,
+        "mypy_alone": total - 2 * layer - calls_seconds - timed - lookup_seconds,
+        "plugin": calls_seconds + code + lookup_seconds + import_seconds,
         "python_calls": inner.calls,
         "nested_calls": inner.nested,
         "code": code,
         "passes": passes,
         "layer": layer,
+        "calls_seconds": calls_seconds,
         "lookups": lookups,
         "lookup_seconds": lookup_seconds,
         "in_run_factor": in_run_factor,

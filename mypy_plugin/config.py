@@ -35,8 +35,9 @@ INI_SECTION: Final = "mypy.plugins.jitcheck"
 
 _NAME: Final = r"[A-Za-z_][A-Za-z0-9_]*"
 _DOTTED: Final = rf"{_NAME}(?:\.{_NAME})+"
-_CONSTRUCTOR: Final = re.compile(rf"^(?P<name>{_DOTTED})(?:\((?P<params>[^()]*)\))?$")
-_GRAPH_CLASS: Final = re.compile(rf"^(?P<name>{_DOTTED})\[(?P<roles>[^\[\]]*)\]$")
+_CONSTRUCTOR: Final = rf"^(?P<name>{_DOTTED})(?:\((?P<params>[^()]*)\))?$"
+_GRAPH_CLASS: Final = rf"^(?P<name>{_DOTTED})\[(?P<roles>[^\[\]]*)\]$"
+"""Patterns compiled (and cached by :mod:`re`) when an option is read, not at import."""
 _ROLES: Final = {"label": "Label", "place": "Place", "_": None}
 DEFAULT_BODY_PARAMS: Final = ("body",)
 
@@ -217,7 +218,7 @@ def _split_list(text: str) -> list[str]:
 
 
 def _constructor(item: str, where: str, key: str, origin: Origin) -> tuple[str, tuple[str, ...]]:
-    match = _CONSTRUCTOR.match(item)
+    match = re.match(_CONSTRUCTOR, item)
     if match is None:
         raise origin.error(
             key,
@@ -235,7 +236,7 @@ def _constructor(item: str, where: str, key: str, origin: Origin) -> tuple[str, 
 
 
 def _graph_class(item: str, where: str, key: str, origin: Origin) -> tuple[str, tuple[str | None, ...]]:
-    match = _GRAPH_CLASS.match(item)
+    match = re.match(_GRAPH_CLASS, item)
     words = [w.strip() for w in match.group("roles").split(",")] if match is not None else []
     if match is None or not words or any(w not in _ROLES for w in words):
         raise origin.error(
