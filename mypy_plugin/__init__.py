@@ -110,7 +110,8 @@ class JitcheckPlugin(Plugin):
         setattr(self, "get_type_analyze_hook", self._type_hooks.__getitem__)
         setattr(self, "get_function_hook", self._function_hooks.__getitem__)
         setattr(self, "get_customize_class_mro_hook", self._class_hooks.__getitem__)
-        setattr(self, "get_method_hook", {JIT_WRAPPER_CALL: self._check_jitted_call, PARTIAL_CALL: self._partial_call}.get)
+        self._method_hooks: dict[str, Callable[[MethodContext], Type]] = {JIT_WRAPPER_CALL: self._check_jitted_call, PARTIAL_CALL: self._partial_call}
+        setattr(self, "get_method_hook", self._method_hooks.get)
         for name in _UNUSED_HOOKS:
             setattr(self, name, _NO_HOOKS.get)  # mypy's questions this plugin has no hook for, answered None in C
         self._snapshot = self.config.snapshot()
@@ -204,11 +205,7 @@ class JitcheckPlugin(Plugin):
         return None, self._graph_classes.get(fullname) is False  # not final while not defined yet
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        if fullname == JIT_WRAPPER_CALL:
-            return self._check_jitted_call
-        if fullname == PARTIAL_CALL:
-            return self._partial_call
-        return None
+        return self._method_hooks.get(fullname)
 
     # jax.jit call sites.
 
@@ -326,10 +323,7 @@ class JitcheckPlugin(Plugin):
         if info is None or tree is None:
             return _record_facts, False
         self._classes_of_module.setdefault(tree.fullname, []).append(fullname)
-        library = self._library_modules.get(tree.fullname)
-        if library is None:
-            library = self._library_modules[tree.fullname] = _third_party(tree.path)
-        if library and facts.symbols_suffice(info):
+        if self._is_library(tree.fullname) and facts.symbols_suffice(info):
             return None, True
         facts.record(info.defn, tree.is_stub)
         return None, facts.decorators_resolved(info.defn)
@@ -353,8 +347,14 @@ class JitcheckPlugin(Plugin):
         return tree is not None and tree.is_stub
 
     def _is_library(self, module: str) -> bool:
-        tree = self._modules.get(module) if self._modules is not None else None
-        return tree is not None and _third_party(tree.path)
+        """Whether ``module`` is typeshed's or an installed package's (kept per module: asked for every class)."""
+        known = self._library_modules.get(module)
+        if known is None:
+            tree = self._modules.get(module) if self._modules is not None else None
+            if tree is None:
+                return False
+            known = self._library_modules[module] = _third_party(tree.path)
+        return known
 
     def _class_and_module(self, fullname: str) -> tuple[TypeInfo | None, MypyFile | None]:
         """The class ``fullname`` (its MRO not needed) and the module defining it.
