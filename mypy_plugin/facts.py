@@ -133,7 +133,7 @@ def symbols_suffice(info: TypeInfo) -> bool:
     if defn.keywords:
         return False
     for decorator in defn.decorators:
-        callee = decorator.callee if isinstance(decorator, CallExpr) else decorator  # @deprecated("...")
+        callee = _callee(decorator)  # @deprecated("...") too
         if not isinstance(callee, RefExpr):
             return False
         if not callee.fullname:
@@ -151,7 +151,7 @@ def symbols_suffice(info: TypeInfo) -> bool:
 def decorators_resolved(defn: ClassDef) -> bool:
     """Whether mypy has resolved every decorator of the class: its record then says all it will say."""
     for decorator in defn.decorators:
-        callee = decorator.callee if isinstance(decorator, CallExpr) else decorator
+        callee = _callee(decorator)
         if not (isinstance(callee, RefExpr) and callee.fullname):
             return False
     return True
@@ -231,7 +231,7 @@ def _attrs_style(name: str) -> str | None:
 
 def model_frozen(info: TypeInfo, is_stub: Callable[[str], bool], is_library: Callable[[str], bool]) -> bool | None:
     """Whether a pydantic model is frozen (its own or an inherited setting); None for another class."""
-    if not any(b.fullname == BASE_MODEL for b in info.mro):
+    if not info.has_base(BASE_MODEL):
         return None
     for base in info.mro:
         if base.fullname == BASE_MODEL:
@@ -244,12 +244,12 @@ def model_frozen(info: TypeInfo, is_stub: Callable[[str], bool], is_library: Cal
 
 
 def _dataclass_params(info: TypeInfo, keywords: dict[str, bool], defines_eq: bool) -> DataclassParams | None:
-    if any(b.fullname == BASE_MODEL for b in info.mro):
+    if info.has_base(BASE_MODEL):
         return None  # a pydantic model: see model_frozen
     spec = None
     is_dataclass = "dataclass" in info.metadata or "dataclass_tag" in info.metadata
     for decorator in info.defn.decorators:
-        callee = decorator.callee if isinstance(decorator, CallExpr) else decorator
+        callee = _callee(decorator)
         if isinstance(callee, RefExpr) and (
             callee.fullname in _DATACLASS_DECORATORS
             or (not callee.fullname and isinstance(callee, (NameExpr, MemberExpr)) and callee.name == "dataclass")
@@ -297,7 +297,7 @@ def _decorator_names(defn: ClassDef) -> list[str]:
     """Each class decorator's full name when mypy has resolved it, else as written (``attrs.define``)."""
     names = []
     for decorator in defn.decorators:
-        callee = decorator.callee if isinstance(decorator, CallExpr) else decorator
+        callee = _callee(decorator)
         if isinstance(callee, RefExpr) and callee.fullname:
             names.append(callee.fullname)
         elif isinstance(callee, NameExpr):
@@ -313,9 +313,8 @@ def _body_facts(body: list[Statement], is_stub: bool) -> tuple[str | None, bool,
     In a stub, ``__hash__: ClassVar[None]`` declares an unhashable class; in source, an
     annotation without a value sets nothing and is left out. ``frozen`` is the first one
     written in a ``model_config = ConfigDict(...)`` / ``{...}`` or a v1 ``class Config``.
-    One pass over the body, with no call per statement: mypy asks for every class it
-    analyses (typeshed's, numpy's and jax's included), so this loop is the plugin's
-    largest cost on a codebase that never mentions jitcheck.
+    One pass over the body, with no call per statement: it runs for every class mypy
+    analyses that :func:`symbols_suffice` does not spare, jax's generated classes included.
     """
     hash_state: str | None = None
     defines_eq = False
@@ -359,6 +358,11 @@ def _config_frozen(value: Expression) -> tuple[bool, bool | None]:
             if isinstance(key, StrExpr) and key.value == "frozen":
                 return True, _bool(arg)
     return False, None
+
+
+def _callee(decorator: Expression) -> Expression:
+    """What a decorator names: ``f`` for ``@f`` and for ``@f(...)``."""
+    return decorator.callee if isinstance(decorator, CallExpr) else decorator
 
 
 def _bool(expr: Expression) -> bool | None:
