@@ -202,7 +202,7 @@ def attribution_figures(work: Path, source: Path, rounds: int) -> list[Figure]:
     runs: dict[str, list[dict[str, Any]]] = json.loads(done.stdout)
     figures = []
     for kind, title in (("cold", "no cache"), ("warm", "re-checked over a warm cache (jax cached)")):
-        middle = sorted(runs[kind], key=lambda run: (run["startup"] + run["mypy_alone"] + run["plugin"]) / (run["startup"] + run["mypy_alone"]))[len(runs[kind]) // 2]
+        middle = sorted(runs[kind], key=_command_ratio)[len(runs[kind]) // 2]
         alone, plugin, startup = middle["mypy_alone"], middle["plugin"], middle["startup"]
         top = sorted(middle["by_name"].items(), key=lambda item: -item[1]["seconds"])[:4]
         parts = (
@@ -211,7 +211,7 @@ def attribution_figures(work: Path, source: Path, rounds: int) -> list[Figure]:
             f"{middle['lookup_seconds'] * 1e3:.0f} ms, its import {middle['import'] * 1e3:.0f} ms; largest: "
             + ", ".join(f"{name} {value['seconds'] * 1e3:.0f} ms ({value['calls']:,} calls)" for name, value in top)
         )
-        ratios = ", ".join(f"{(r['startup'] + r['mypy_alone'] + r['plugin']) / (r['startup'] + r['mypy_alone']):.4f}x" for r in runs[kind])
+        ratios = ", ".join(f"{_command_ratio(run):.4f}x" for run in runs[kind])
         figures.append(
             Figure(
                 name=f"mypy equinox, {title}: the plugin's time measured inside the run, a whole mypy command",
@@ -234,6 +234,12 @@ def attribution_figures(work: Path, source: Path, rounds: int) -> list[Figure]:
             )
         )
     return figures
+
+
+def _command_ratio(run: dict[str, Any]) -> float:
+    """A whole mypy command with the plugin over one without: mypy's start and mypy alone, plus the plugin's time."""
+    command = float(run["startup"] + run["mypy_alone"])
+    return (command + float(run["plugin"])) / command
 
 
 def _paired(subject: list[float], baseline: list[float]) -> dict[str, float]:

@@ -60,6 +60,7 @@ from mypy import api
 from mypy.options import Options
 from mypy.plugin import ChainedPlugin, Plugin
 from mypy.plugins.default import DefaultPlugin
+from mypy_inprocess import edit_equinox
 
 _INTERFACE = frozenset(name for name in dir(Plugin) if name.startswith("get_") and "_hook" in name)
 _OTHER_CALLS = frozenset({"get_additional_deps", "report_config_data", "set_modules"})
@@ -135,16 +136,15 @@ def _counted(table: Callable[[str], Any], into: list[str]) -> Callable[[str], An
     return ask
 
 
-def table_lookups(instance: Plugin, asked: dict[str, list[str]], rounds: int = 7) -> tuple[int, float]:
-    """How many questions the tables answered, and their extra cost per call in a tight loop (seconds).
+def replayed_cost(plugin: Plugin, asked: dict[str, list[str]], rounds: int = 7) -> float:
+    """What ``plugin`` adds to each of mypy's questions in a tight loop (seconds per question).
 
-    Replays the counted questions through mypy's chain, with ``instance`` (its tables
-    filled by a run) and without any plugin, alternately.
+    Replays ``asked`` (questions by hook) through mypy's chain, with ``plugin`` and without
+    any, alternately; the median over ``rounds`` of the difference.
     """
-    options = instance.options
-    chains = {"without": ChainedPlugin(options, [DefaultPlugin(options)]), "with": ChainedPlugin(options, [instance, DefaultPlugin(options)])}
+    options = plugin.options
+    chains = {"without": ChainedPlugin(options, [DefaultPlugin(options)]), "with": ChainedPlugin(options, [plugin, DefaultPlugin(options)])}
     seconds: dict[str, list[float]] = {"without": [], "with": []}
-    count = sum(len(questions) for questions in asked.values())
     for _ in range(rounds):
         for label, chain in chains.items():
             start = time.perf_counter()
@@ -154,7 +154,7 @@ def table_lookups(instance: Plugin, asked: dict[str, list[str]], rounds: int = 7
                     ask(fullname)
             seconds[label].append(time.perf_counter() - start)
     extra = statistics.median(w - wo for w, wo in zip(seconds["with"], seconds["without"]))
-    return count, max(extra, 0.0) / max(count, 1)
+    return max(extra, 0.0) / max(sum(len(questions) for questions in asked.values()), 1)
 
 
 class _Trivial(Plugin):
@@ -162,21 +162,6 @@ class _Trivial(Plugin):
 
     def get_type_analyze_hook(self, fullname: str) -> None:
         return None
-
-
-def python_call(options: Options, questions: list[str], rounds: int = 7) -> float:
-    """mypy's call into a plugin's Python method, per call in a tight loop (seconds): replayed through its chain."""
-    chains = {"without": ChainedPlugin(options, [DefaultPlugin(options)]), "with": ChainedPlugin(options, [_Trivial(options), DefaultPlugin(options)])}
-    seconds: dict[str, list[float]] = {"without": [], "with": []}
-    for _ in range(rounds):
-        for label, chain in chains.items():
-            ask = chain.get_type_analyze_hook
-            start = time.perf_counter()
-            for fullname in questions:
-                ask(fullname)
-            seconds[label].append(time.perf_counter() - start)
-    extra = statistics.median(w - wo for w, wo in zip(seconds["with"], seconds["without"]))
-    return max(extra, 0.0) / max(len(questions), 1)
 
 
 def tight_layer(calls: int = 200_000, rounds: int = 7) -> tuple[float, float]:
@@ -221,13 +206,6 @@ def mypy_startup(modules: list[str], runs: int = 5) -> float:
     return statistics.median(times)
 
 
-def _edit(source: Path) -> None:
-    """Append a comment to every module of equinox, so a warm run checks it again (its imports cached)."""
-    for path in (source / "equinox").rglob("*.py"):
-        with path.open("a") as handle:
-            handle.write("# edited\n")
-
-
 def _mypy(config: str, cache: str) -> float:
     gc.collect()
     start = _clock()
@@ -261,21 +239,23 @@ def main(spec_path: str) -> None:
     _mypy(config, cache)  # the warm cache filled
     for kind in ("cold", "warm"):
         if kind == "warm":
-            _edit(source)
+            edit_equinox(source)
         entry(Tally(), Tally(), asked[kind])
         _mypy(config, os.devnull if kind == "cold" else cache)
     tight = tight_layer()
-    call = python_call(instances[-1].options, asked["cold"].get("get_type_analyze_hook", [])[:100_000])
+    questions = asked["cold"].get("get_type_analyze_hook", [])[:100_000]
+    call = replayed_cost(_Trivial(instances[-1].options), {"get_type_analyze_hook": questions})
     startup = mypy_startup(mypy_modules)
     runs: dict[str, list[dict[str, object]]] = {"cold": [], "warm": []}
     for _ in range(spec["rounds"]):
         for kind in ("cold", "warm"):
             if kind == "warm":
-                _edit(source)
+                edit_equinox(source)
             outer, inner = Tally(), Tally()
             entry(outer, inner, None)
             total = _mypy(config, os.devnull if kind == "cold" else cache)
-            count, per_lookup = table_lookups(instances[-1], asked[kind])
+            count = sum(len(questions) for questions in asked[kind].values())
+            per_lookup = replayed_cost(instances[-1], asked[kind])  # its tables filled by the run
             runs[kind].append(_parts(total, outer, inner, import_seconds, count, per_lookup, tight, call, startup))
     print(json.dumps(runs))
 

@@ -32,7 +32,7 @@ def _run(config: str, cache: str) -> float:
     return seconds
 
 
-def _edit(source: Path) -> None:
+def edit_equinox(source: Path) -> None:
     """Append a comment to every module, so a warm run checks equinox again (jax still cached)."""
     for path in (source / "equinox").rglob("*.py"):
         with path.open("a") as handle:
@@ -55,7 +55,7 @@ def main(spec_path: str) -> None:
     for round_ in range(spec["rounds"]):
         for name in orders[round_ % len(orders)]:
             cold[name].append(_run(configs[name], os.devnull))
-            _edit(source)
+            edit_equinox(source)
             warm[name].append(_run(configs[name], caches[name]))
     print(json.dumps({"cold": cold, "warm": warm}))
 
