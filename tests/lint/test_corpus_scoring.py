@@ -170,7 +170,9 @@ def test_check_exits_1_on_an_unjudged_finding_and_0_once_it_is_labelled(
     both = write_labels(tmp_path, row("tiny-lib", "pkg/mod.py", FINE_LINE, FINE_LINE, "fine"),
                         row("tiny-lib", "pkg/mod.py", BUG_LINE, BUG_LINE, "bug"))
     assert real_world.main([*argv, str(both), "--min-recall", "0.85"]) == 0
-    assert "Recall 100% (target 85%), precision 100%" in capsys.readouterr().out
+    assert "Recall 100% (enforced: at least 85%), precision 100% (enforced: at least 90%)" in capsys.readouterr().out
+    assert real_world.main([*argv[1:], str(both)]) == 0
+    assert "Recall 100% (target 85%), precision 100% (target 90%)" in capsys.readouterr().out
 
 
 def test_labels_for_a_file_missing_from_the_sdist_are_an_error(
