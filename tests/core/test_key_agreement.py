@@ -144,7 +144,7 @@ def known_pairs(test: Any) -> Any:
 @settings(phases=[Phase.explicit, Phase.generate])
 @known_pairs
 @given(PAIRS)
-def test_jit_graphs_are_equal_exactly_when_jax_hits_its_cache_needs_type_strict_keys(pair: tuple[Any, Any]) -> None:
+def test_jit_graphs_are_equal_exactly_when_jax_hits_its_cache(pair: tuple[Any, Any]) -> None:
     first, second = pair
     equal = graph(first) == graph(second)
     assert equal == should_share(first, second), f"{first!r} vs {second!r}: jitcheck equal={equal}"
@@ -159,7 +159,7 @@ def _static(x: jax.Array, value: Any) -> jax.Array:
 @settings(phases=[Phase.explicit, Phase.generate])
 @known_pairs
 @given(PAIRS)
-def test_stateful_function_keys_are_equal_exactly_when_jax_hits_its_cache_needs_type_strict_keys(pair: tuple[Any, Any]) -> None:
+def test_stateful_function_keys_are_equal_exactly_when_jax_hits_its_cache(pair: tuple[Any, Any]) -> None:
     first, second = pair
     sf = StatefulFunction(_static, static_argnums=1)
     equal = sf.get_arg_cache_key(X, first) == sf.get_arg_cache_key(X, second)

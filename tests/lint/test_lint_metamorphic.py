@@ -109,10 +109,10 @@ def test_function_defined_and_jitted_in_a_module_level_loop_is_found(plan: Plan,
 MUTABLE_CLASS = "@dataclasses.dataclass\nclass {Options}:\n    depth: int\n"
 
 
-@settings(phases=[Phase.explicit, Phase.generate])  # fails until the index lands: report the first example, unshrunk
+@settings(phases=[Phase.explicit, Phase.generate])  # a failure reports the first example, unshrunk
 @given(plans(("JC203",)), namings())
-def test_class_moved_to_another_module_keeps_its_findings_needs_project_index(plan: Plan, names: dict[str, str]) -> None:
-    """Waits for the project index (branch static12): until then the imported class is not resolved."""
+def test_class_moved_to_another_module_keeps_its_findings(plan: Plan, names: dict[str, str]) -> None:
+    """The project index resolves the imported class: moving it to another module keeps its JC203."""
     import tempfile
 
     rendered = render(plan, names)
@@ -157,8 +157,8 @@ def run(x):
 """
 
 
-def test_class_with_a_method_moved_to_another_module_keeps_its_findings_needs_project_index(tmp_path: Path) -> None:
-    """A bound method of an imported class is still JC101 (waits for the project index to resolve the instance)."""
+def test_class_with_a_method_moved_to_another_module_keeps_its_findings(tmp_path: Path) -> None:
+    """A bound method of an imported class is still JC101: the project index resolves the instance's class."""
     (tmp_path / "pyproject.toml").write_text("[tool.jitcheck]\n")
     (tmp_path / "together.py").write_text(MODEL_USE.replace("\n\ndef run", f"\n\n{MODEL_CLASS}\n\ndef run", 1))
     (tmp_path / "apart").mkdir()
