@@ -233,18 +233,22 @@ def test_a_file_with_a_syntax_error_gets_one_error_where_it_is(tmp_path: Path) -
 def test_a_change_rejudges_the_open_files_that_import_it(tmp_path: Path) -> None:
     (tmp_path / "pkg").mkdir()
 
+    static_step = "import jax\n\n\ndef scale(x, n):\n    return x * len(n)\n\n\nstep = jax.jit(scale, static_argnums=1)\n"
+
     async def body(editor: Editor) -> None:
         model = editor.open("pkg/model.py", CLEAN)
-        user = editor.open("pkg/train.py", "from .model import step\n\nstep(1.0)\n")
+        user = editor.open("pkg/train.py", "from .model import step\n\nstep(1.0, [1, 2])\n")
         other = editor.open("pkg/other.py", "import os\n")
-        for uri in (model, user, other):
-            await editor.diagnostics(uri, version=1)
+        before = {uri: await editor.diagnostics(uri, version=1) for uri in (model, user, other)}
+        assert before[user] == []  # `step` has no static argument yet: a list is an ordinary argument
         counts = {uri: editor.count(uri) for uri in (user, other)}
-        editor.change(model, SOURCE)
+        editor.change(model, static_step)
         editor.save(model)
-        await editor.diagnostics(user, after=counts[user])
+        after = await editor.diagnostics(user, after=counts[user])
+        assert codes(after) == ["JC202"] and after[0].range.start.line == 2  # judged again against the new `step`
         await editor.diagnostics(model, version=2)
-        assert editor.count(other) == counts[other]  # a file that does not import it is left alone
+        # the importing file's new verdict is out: the re-judge is over, and it left the other file alone
+        assert editor.count(other) == counts[other]
 
     session(tmp_path, body, options=NEVER)
 
