@@ -485,3 +485,24 @@ def test_stateful_function_messages_come_from_the_catalogue() -> None:
     assert finding.message == rules.STATEFUL_FUNCTION_REBUILT.format(
         subject="StatefulFunction(f)", where="on every call of `run`", function="f")
     assert finding.help == rules.STATEFUL_FUNCTION_REBUILT.format_help()
+
+
+def test_jc102_help_names_the_partial_s_own_function_and_arguments() -> None:
+    """The help line spells the partial's function and its bound arguments, as written, in each position."""
+    from jitcheck import rules
+
+    source = HEADER + textwrap.dedent("""\
+        apply_jit = jax.jit(lambda x, fn: fn(x), static_argnums=1)
+        node = NodeDefinition(functools.partial(scale, 3.0), inputs=("x",), outputs=("y",))
+        def run(x):
+            for _ in range(3):
+                apply_jit(x, functools.partial(scale, factor=2.0))
+                jax.jit(functools.partial(jnp.clip, a_min=0.0, a_max=1.0))(x)
+        """)
+    found = [f for f in check_source(source, "m.py") if f.code == "JC102"]
+    assert [f.help for f in found] == [
+        rules.FUNCTOOLS_PARTIAL.format_help(args="scale, 3.0"),
+        rules.FUNCTOOLS_PARTIAL.format_help(args="scale, factor=2.0"),
+        rules.FUNCTOOLS_PARTIAL.format_jitted_help(function="jnp.clip", bound="`a_min=0.0`, `a_max=1.0`"),
+    ]
+    assert "ValuePartial(scale, factor=2.0)" in found[1].help
