@@ -5,7 +5,8 @@ Python ignores SIGPIPE, so a write to a pipe whose reader has gone raises
 stopped early is no error of the command's: `quiet_on_closed_stdout` ends the
 command with the status a shell gives a command killed by SIGPIPE (141), points
 stdout at the null device so the flush at exit has nowhere to fail, and prints
-nothing.
+nothing. A command that closed stdout itself (the language server does, after the
+client's ``exit``) has nothing left to flush and keeps its own status.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def quiet_on_closed_stdout(main: Callable[P, int]) -> Callable[P, int]:
     def run(*args: P.args, **kwargs: P.kwargs) -> int:
         try:
             status = main(*args, **kwargs)
-            sys.stdout.flush()  # a reader that left shows here, while it can still be handled
+            if not sys.stdout.closed:  # the language server closes its own stdout at exit: nothing is left to flush
+                sys.stdout.flush()  # a reader that left shows here, while it can still be handled
         except BrokenPipeError:
             _stdout_to_null()
             return CLOSED_PIPE_STATUS

@@ -68,10 +68,13 @@ class Editor:
         def register(params: types.RegistrationParams) -> None:
             self.registrations.extend(params.registrations)
 
-    async def start(self, *, options: dict[str, Any] | None = None, caps: types.ClientCapabilities | None = None) -> None:
+    async def start(self, *, options: dict[str, Any] | None = None, caps: types.ClientCapabilities | None = None,
+                    command: Sequence[str] = ("-m", "jitcheck.server")) -> None:
+        """Start the server (``command``: the interpreter's arguments; ``-m jitcheck.lint.cli server`` is
+        ``jitcheck server``, the command the docs give editors) and initialize it."""
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
-        await self.client.start_io(sys.executable, "-m", "jitcheck.server", env=env, cwd=str(self.root))
+        await self.client.start_io(sys.executable, *command, env=env, cwd=str(self.root))
         self.initialized = await asyncio.wait_for(self.client.initialize_async(types.InitializeParams(
             capabilities=caps or capabilities(), root_uri=self.root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(self.root.as_uri(), self.root.name)],

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from jitcheck import rules
@@ -286,13 +287,19 @@ def test_a_client_that_disconnects_ends_the_server(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
-def test_shutdown_and_exit_end_the_server_with_status_0(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", [("-m", "jitcheck.server"), ("-m", "jitcheck.lint.cli", "server")],
+                         ids=["python -m jitcheck.server", "jitcheck server"])
+def test_shutdown_and_exit_end_the_server_with_status_0(tmp_path: Path, command: tuple[str, ...]) -> None:
     async def main() -> None:
         editor = Editor(tmp_path)
-        await editor.start()
+        await editor.start(command=command)
+        uri = editor.open("a.py", SOURCE)
+        await editor.diagnostics(uri, version=1)
         process = editor.client._server
         await editor.stop()
         assert process is not None and await asyncio.wait_for(process.wait(), WAIT) == 0
+        assert process.stderr is not None
+        assert b"Traceback" not in await asyncio.wait_for(process.stderr.read(), WAIT)
 
     asyncio.run(main())
 
