@@ -33,10 +33,19 @@ def directives(lines: Sequence[str]) -> dict[int, frozenset[str]]:
     return found
 
 
+def selectors(line: str) -> list[tuple[int, int, str]]:
+    """Each selector listed in the line's ``# noqa: ...`` with its code-point span (start, end) in ``line``."""
+    match = _NOQA.search(line)
+    if match is None or not match.group("codes"):
+        return []
+    start = match.start("codes")
+    return [(start + m.start(), start + m.end(), m.group()) for m in re.finditer(r"[\w-]+", match.group("codes"))]
+
+
 def silenced(code: str, line: int, table: dict[int, frozenset[str]]) -> bool:
     """True when a ``# noqa`` on ``line`` covers ``code``."""
     codes = table.get(line)
     return codes is not None and (codes is ALL or code in codes)
 
 
-__all__ = ["ALL", "directives", "silenced"]
+__all__ = ["ALL", "directives", "selectors", "silenced"]

@@ -3,7 +3,7 @@
 The editor gets the command line's findings as diagnostics while the user types, the
 codemods as quick fixes, ``# noqa`` as a quick fix and the rule catalogue on hover.
 Each module here holds one job; :mod:`jitcheck.server.app` wires them to pygls, which
-is an optional dependency (``pip install 'jitcheck[server]'``).
+is an optional dependency (``pip install '.[server]'`` from a clone).
 """
 
 from __future__ import annotations

@@ -16,12 +16,13 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from jitcheck import __version__
+from jitcheck.lint import noqa
 from jitcheck.lint.config import ConfigError
 from jitcheck.server import actions, diagnostics, notebooks
 from jitcheck.server.fixing import fix_all, fix_one
-from jitcheck.server.positions import UTF8, UTF16, UTF32, Span
+from jitcheck.server.positions import UTF8, UTF16, UTF32, Span, code_points, units
 from jitcheck.server.project import Project
-from jitcheck.server.ruledocs import default_base, hover_markdown
+from jitcheck.server.ruledocs import default_base, hover_markdown, noqa_markdown
 from jitcheck.server.session import Judged, Options, is_pyproject
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
@@ -176,6 +177,25 @@ def _overlaps(where: Span, wanted: types.Range) -> bool:
                 or (where.line, where.character) > (wanted.end.line, wanted.end.character))
 
 
+def noqa_hover(ls: JitcheckServer, params: types.HoverParams) -> types.Hover | None:
+    """The rule's page for a code under the cursor in a ``# noqa: JCxxx`` comment (as ruff shows)."""
+    document = ls.workspace.text_documents.get(params.text_document.uri)
+    lines = document.source.split("\n") if document is not None else []
+    if not 0 <= params.position.line < len(lines):
+        return None
+    line = lines[params.position.line].rstrip("\r")
+    at = code_points(line, params.position.character, ls.encoding)
+    for start, end, selector in noqa.selectors(line):
+        if start <= at <= end:
+            text = noqa_markdown(selector)
+            if text is None:
+                return None
+            where = Span(params.position.line, units(line[:start], ls.encoding), params.position.line,
+                         units(line[:end], ls.encoding))
+            return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text), diagnostics.lsp_range(where))
+    return None
+
+
 def build() -> JitcheckServer:
     """The server with every handler registered."""
     server = JitcheckServer()
@@ -300,7 +320,7 @@ def build() -> JitcheckServer:
                     parts.append(text)
                     first = first or where
         if not parts or first is None:
-            return None
+            return noqa_hover(ls, params)
         return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(parts)),
                            diagnostics.lsp_range(first))
 

@@ -21,7 +21,7 @@ def main(argv: Sequence[str] = ()) -> int:
     except ModuleNotFoundError as error:
         if error.name not in ("pygls", "lsprotocol"):
             raise
-        print("jitcheck server: the language server needs pygls; install it with `pip install 'jitcheck[server]'`",
+        print("jitcheck server: the language server needs pygls; install it with `pip install pygls` (or `pip install '.[server]'` in jitcheck's clone)",
               file=sys.stderr)
         return 2
     if args.log_file:

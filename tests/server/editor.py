@@ -69,11 +69,12 @@ class Editor:
             self.registrations.extend(params.registrations)
 
     async def start(self, *, options: dict[str, Any] | None = None, caps: types.ClientCapabilities | None = None,
-                    command: Sequence[str] = ("-m", "jitcheck.server")) -> None:
+                    command: Sequence[str] = ("-m", "jitcheck.server"), env: dict[str, str] | None = None) -> None:
         """Start the server (``command``: the interpreter's arguments; ``-m jitcheck.lint.cli server`` is
         ``jitcheck server``, the command the docs give editors) and initialize it."""
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+        if env is None:
+            env = dict(os.environ)
+            env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
         await self.client.start_io(sys.executable, *command, env=env, cwd=str(self.root))
         self.initialized = await asyncio.wait_for(self.client.initialize_async(types.InitializeParams(
             capabilities=caps or capabilities(), root_uri=self.root.as_uri(),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -10,12 +12,13 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from jitcheck import rules
 from jitcheck.lint.check import check_text
-from jitcheck.lint.rules_doc import anchor
+from jitcheck.lint.rules_doc import anchor, render
 from jitcheck.lint.settings import Settings
-from tests.server.editor import WAIT, Editor, capabilities
+from tests.server.editor import ROOT, WAIT, Editor, capabilities
 
 SOURCE = """\
 import functools
@@ -333,3 +336,73 @@ def test_a_file_is_judged_with_what_the_project_defines_and_again_when_that_chan
         assert await editor.diagnostics(b, after=before) == []
 
     session(tmp_path, body, options=NEVER)
+
+
+def test_hover_on_a_noqa_code_shows_the_rule(tmp_path: Path) -> None:
+    rule = rules.BY_CODE["JC104"]
+    text = "import jax\n\nf = jax.jit(lambda x: x)  # noqa: JC104, JC2\n"
+
+    async def body(editor: Editor) -> None:
+        uri = editor.open("a.py", text)
+        assert await editor.diagnostics(uri, version=1) == []
+        column = text.split("\n")[2].index("JC104")
+        hover = await editor.hover(uri, types.Position(2, column + 2))
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent) and hover.range is not None
+        assert (hover.range.start.character, hover.range.end.character) == (column, column + 5)
+        assert f"JC104 `{rule.name}`" in hover.contents.value and rule.example.strip() in hover.contents.value
+        prefix = await editor.hover(uri, types.Position(2, column + 8))  # JC2: the rules it silences
+        assert prefix is not None and isinstance(prefix.contents, types.MarkupContent)
+        assert "JC202" in prefix.contents.value and "JC104" not in prefix.contents.value
+        assert await editor.hover(uri, types.Position(2, column - 4)) is None  # on "noqa" itself
+
+    session(tmp_path, body)
+
+
+def _installed(tmp_path: Path) -> Path:
+    """jitcheck installed as a user installs it (a wheel built from a copy of this checkout, not editable)."""
+    source = tmp_path / "jitcheck-src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for package in ("jitcheck", "mypy_plugin"):
+        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+    target = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+                           "--target", str(target), str(source)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not (target / "docs").exists()
+    return target
+
+
+@pytest.mark.slow
+def test_an_installed_server_links_each_rule_to_a_page_generated_from_the_catalogue(tmp_path: Path) -> None:
+    site = _installed(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(site), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    links: list[str] = []
+
+    async def once() -> None:
+        editor = Editor(tmp_path)
+        await editor.start(env=env, command=("-c", "import sys, jitcheck.lint.cli as c; print(c.__file__, file=sys.stderr); "
+                                                   "raise SystemExit(c.main(['server']))"))
+        try:
+            uri = editor.open("a.py", SOURCE)
+            found = await editor.diagnostics(uri, version=1)
+            assert codes(found) == ["JC104", "JC102", "JC202"]
+            for diagnostic in found:
+                assert diagnostic.code_description is not None
+                links.append(diagnostic.code_description.href)
+        finally:
+            process = editor.client._server
+            await editor.stop()
+            assert process is not None and process.stderr is not None
+            assert str(site) in (await process.stderr.read()).decode()  # the installed copy ran, not the checkout
+
+    asyncio.run(once())
+    asyncio.run(once())
+    first, second = links[:3], links[3:]
+    assert first == second  # a stable URL: the same in every session
+    page = Path(to_fs_path(first[0].split("#")[0]) or "")
+    assert page.is_relative_to(tmp_path / "cache") and page.read_text(encoding="utf-8") == render()
+    for href, code in zip(first, ["JC104", "JC102", "JC202"], strict=True):
+        assert href.endswith("#" + anchor(rules.BY_CODE[code]))
+        assert f"## {code} `{rules.BY_CODE[code].name}`" in page.read_text(encoding="utf-8")
