@@ -2,8 +2,10 @@
 
 Diagnostics are published on open and save at once, and after a change once the
 client has been quiet for the debounce delay. A change to a file also re-judges the
-open files the project index says depend on it; a changed pyproject.toml reloads the
-configuration and re-judges every open file.
+open files the project index says depend on it, and so does closing a file without
+saving it (the others go back to its saved text) and a change on disk the editor's file
+watcher reports (a checkout, a new or deleted module); a changed pyproject.toml reloads
+the configuration and re-judges every open file.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage("python")], notebook="*")],
     save=True,
 )
+WATCHED = ("**/pyproject.toml", "**/*.py", "**/*.ipynb")
+"""What the server asks the editor to watch on disk: configurations, and the files the command line reads
+(only .py files are imported, so only their events re-judge other files)."""
 _ENCODINGS = {types.PositionEncodingKind.Utf8: UTF8, types.PositionEncodingKind.Utf16: UTF16,
               types.PositionEncodingKind.Utf32: UTF32}
 
@@ -126,9 +131,12 @@ class JitcheckServer(LanguageServer):
         self.judge(uri)
         if uri not in self.workspace.text_documents or not self.is_python(uri):
             return
-        dependents = self.project.changed(self.path_of(uri), self.workspace.get_text_document(uri).source)
+        self.judge_dependents(self.project.changed(self.path_of(uri), self.workspace.get_text_document(uri).source), uri)
+
+    def judge_dependents(self, dependents: frozenset[Path], changed: str | None = None) -> None:
+        """Judge again the open documents at ``dependents`` (but ``changed``, judged already)."""
         for other in list(self.workspace.text_documents):
-            if other != uri and self.path_of(other) in dependents:
+            if other != changed and self.path_of(other) in dependents:
                 self.judge(other)
 
     def reload_configuration(self) -> None:
@@ -211,10 +219,10 @@ def build() -> JitcheckServer:
         workspace = ls.client_capabilities.workspace
         watched = workspace.did_change_watched_files if workspace else None
         if watched and watched.dynamic_registration:
-            watcher = types.FileSystemWatcher(glob_pattern="**/pyproject.toml")
+            watchers = [types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHED]
             ls.client_register_capability(types.RegistrationParams([types.Registration(
-                "jitcheck-pyproject", types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                types.DidChangeWatchedFilesRegistrationOptions([watcher]))]))
+                "jitcheck-files", types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                types.DidChangeWatchedFilesRegistrationOptions(watchers))]))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: JitcheckServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -237,12 +245,18 @@ def build() -> JitcheckServer:
         ls.cancel(uri)
         if ls.judged.pop(uri, None) is not None:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
-        ls.project.closed(ls.path_of(uri))
+        if ls.is_python(uri):  # what the others were judged against goes back to the saved file
+            ls.judge_dependents(ls.project.closed(ls.path_of(uri)))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched_files(ls: JitcheckServer, params: types.DidChangeWatchedFilesParams) -> None:
         if any(is_pyproject(ls.path_of(change.uri)) for change in params.changes):
-            ls.reload_configuration()
+            ls.reload_configuration()  # judges every open file again
+            return
+        dependents: frozenset[Path] = frozenset()
+        for change in params.changes:
+            dependents |= ls.project.on_disk(ls.path_of(change.uri))
+        ls.judge_dependents(dependents)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_open(ls: JitcheckServer, params: types.DidOpenNotebookDocumentParams) -> None:

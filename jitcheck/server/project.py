@@ -64,8 +64,18 @@ class Project:
         self.index.update(path, text)
         return self.index.dependents(path)
 
-    def closed(self, path: Path) -> None:
+    def closed(self, path: Path) -> frozenset[Path]:
+        """``path`` closed in the editor (its saved text counts again); the open files to judge again."""
+        before = self.index.dependents(path)
         self.index.remove(path)
+        return before | self.index.dependents(path)
+
+    def on_disk(self, path: Path) -> frozenset[Path]:
+        """``path`` created, changed or deleted on disk; the open files to judge again (none while it is open)."""
+        before = self.index.dependents(path)
+        if not self.index.on_disk(path):
+            return frozenset()
+        return before | self.index.dependents(path)
 
     def reload_configuration(self) -> None:
         """Forget every configuration (a pyproject.toml changed); the next judgement loads it again."""

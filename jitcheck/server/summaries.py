@@ -125,6 +125,21 @@ class Summaries:
         path = path.resolve()
         self._shown.discard(path)
         self._texts.pop(path, None)
+        self._read(path)
+
+    def on_disk(self, path: Path) -> bool:
+        """``path`` was created, changed or deleted on disk (the editor's file watcher says so): read it again.
+
+        False, and nothing done, for a file open in the editor (its unsaved text wins) or outside every
+        project read so far (no summary depends on it).
+        """
+        path = path.resolve()
+        if path in self._shown or path.suffix != ".py" or not any(path.is_relative_to(root) for root in self._roots):
+            return False
+        self._read(path)
+        return True
+
+    def _read(self, path: Path) -> None:
         try:
             self._put(path, lint_index.summarize(path.read_bytes()))
         except OSError:

@@ -406,3 +406,60 @@ def test_an_installed_server_links_each_rule_to_a_page_generated_from_the_catalo
     for href, code in zip(first, ["JC104", "JC102", "JC202"], strict=True):
         assert href.endswith("#" + anchor(rules.BY_CODE[code]))
         assert f"## {code} `{rules.BY_CODE[code].name}`" in page.read_text(encoding="utf-8")
+
+
+JITTED = "import jax\n\n\ndef f(x, k):\n    return x * k\n\n\nstep = jax.jit(f, static_argnums=1)\n"
+USER = "from pkg.a import step\n\n\ndef run(x):\n    return step(x, [1, 2])\n"
+
+
+def test_closing_a_file_without_saving_rejudges_its_importers_against_the_saved_text(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text(JITTED)
+
+    async def body(editor: Editor) -> None:
+        b = editor.open("pkg/b.py", USER)
+        assert codes(await editor.diagnostics(b, version=1)) == ["JC202"]
+        a = editor.open("pkg/a.py")
+        await editor.diagnostics(a, version=1)
+        await editor.diagnostics(b, after=1)  # opening a.py re-judged its importer
+        before = editor.count(b)
+        editor.change(a, JITTED.replace(", static_argnums=1", ""))
+        editor.save(a)  # judged now (the file on disk is unchanged: the editor's save is never written here)
+        assert await editor.diagnostics(b, after=before) == []
+        before = editor.count(b)
+        editor.client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(a)))
+        assert codes(await editor.diagnostics(b, after=before)) == ["JC202"]  # the discarded text no longer counts
+
+    session(tmp_path, body, options=NEVER)
+
+
+def test_files_changed_on_disk_rejudge_their_open_importers(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    a = tmp_path / "pkg" / "a.py"
+
+    async def body(editor: Editor) -> None:
+        b = editor.open("pkg/b.py", USER)
+        assert await editor.diagnostics(b, version=1) == []  # pkg/a.py does not exist yet
+        options = [r.register_options for r in editor.registrations]  # asked for before any diagnostics
+        globs = {w["globPattern"] if isinstance(w, dict) else w.glob_pattern
+                 for o in options for w in (o["watchers"] if isinstance(o, dict) else o.watchers)}  # type: ignore[union-attr]
+        assert {"**/*.py", "**/*.ipynb", "**/pyproject.toml"} <= globs
+
+        async def event(kind: types.FileChangeType) -> list[types.Diagnostic]:
+            before = editor.count(b)
+            editor.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+                [types.FileEvent(a.as_uri(), kind)]))
+            return await editor.diagnostics(b, after=before)
+
+        a.write_text(JITTED)
+        assert codes(await event(types.FileChangeType.Created)) == ["JC202"]
+        a.write_text(JITTED.replace(", static_argnums=1", ""))  # a checkout: no static argument any more
+        assert await event(types.FileChangeType.Changed) == []
+        a.write_text(JITTED)
+        assert codes(await event(types.FileChangeType.Changed)) == ["JC202"]
+        a.unlink()
+        assert await event(types.FileChangeType.Deleted) == []
+
+    session(tmp_path, body, options=NEVER, caps=capabilities(watch=True))
