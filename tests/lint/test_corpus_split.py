@@ -1,0 +1,73 @@
+"""The corpus's split into a development part and a sealed half (benchmarks/corpus/split.py):
+the fixed hash rule, the libraries real_world.py lists on each side, the two labels files kept
+apart, and ``--sealed`` choosing only the sealed half. Nothing is downloaded."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+try:
+    import real_world
+finally:
+    sys.path.remove(str(ROOT / "benchmarks"))
+from benchmarks.corpus import scoring, split  # noqa: E402
+
+SEALED_BY_THE_RULE = {
+    "jax-dataclasses", "jaxlie", "jaxoplanet", "coordinax", "jaxgcrl", "jaxatari", "laplax", "jax-galsim",
+    "easydel", "genjax", "google-metrax", "ludax", "inox", "linox", "coreax", "geometric-kernels", "jax-fdm",
+    "apebench", "jaxdecomp", "klujax", "jax-finufft",
+}
+"""The sealed half of issue 23's list as the rule gave it when the split was made (21 of 44)."""
+
+
+def test_the_rule_puts_each_listed_library_on_the_side_it_was_split_to() -> None:
+    assert len(split.ISSUE_23_LIBRARIES) == len(set(split.ISSUE_23_LIBRARIES)) == 44
+    assert {name for name in split.ISSUE_23_LIBRARIES if split.is_sealed(name)} == SEALED_BY_THE_RULE
+    assert split.is_sealed("JaxLie") and not split.is_sealed("Dynamiqs")  # the name is read in lower case
+
+
+def test_real_world_lists_each_new_library_on_its_side_and_the_default_run_never_includes_a_sealed_one() -> None:
+    sealed = {name for name, _ in real_world.SEALED}
+    assert sealed and all(split.is_sealed(name) for name in sealed)
+    assert not any(split.is_sealed(name) for name, _ in real_world.NEW_DEVELOPMENT)
+    assert sealed.isdisjoint(name for name, _ in real_world.ALL)
+    assert set(real_world.NEW_DEVELOPMENT) <= set(real_world.ALL)
+    old = {name for name, _ in real_world.LIBRARIES + real_world.CORPUS}
+    assert old.isdisjoint(name for name, _ in real_world.SEALED + real_world.NEW_DEVELOPMENT)
+
+
+def test_sealed_labels_are_all_for_sealed_libraries_at_their_pinned_versions_and_none_is_in_labels_tsv() -> None:
+    sealed_labels = scoring.load_labels(real_world.SEALED_LABELS)
+    development_labels = scoring.load_labels(real_world.LABELS)
+    pinned = dict(real_world.SEALED)
+    assert sealed_labels
+    assert all(split.is_sealed(label.library) and pinned.get(label.library) == label.version for label in sealed_labels)
+    assert {label.library for label in development_labels}.isdisjoint(pinned)
+    assert not any(split.is_sealed(label.library) for label in development_labels
+                   if label.library in {name for name, _ in real_world.NEW_DEVELOPMENT})
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--libraries", "jaxlie"], "not in the development part: jaxlie"),
+        (["--sealed", "--libraries", "flax"], "not in the sealed half: flax"),
+    ],
+)
+def test_each_half_refuses_the_other_halfs_libraries_before_downloading(
+    tmp_path: Path, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert real_world.main([*argv, "--keep", str(tmp_path / "keep")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "keep").exists()
+
+
+def test_sealed_labels_are_refused_by_the_development_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert real_world.main(["--labels", str(real_world.SEALED_LABELS), "--keep", str(tmp_path / "keep")]) == 2
+    assert "labels for libraries not in the development part" in capsys.readouterr().err
+    assert not (tmp_path / "keep").exists()
