@@ -10,16 +10,16 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
-import tokenize
-from collections.abc import Sequence
-from io import BytesIO
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
 from jitcheck.lint import noqa
+from jitcheck.lint import text as source_text
 from jitcheck.lint.analysis import Located, analyze
 from jitcheck.lint.findings import Edit, Finding, unreadable
-from jitcheck.lint.fixes import apply_fixes, transform
+from jitcheck.lint import formfeed
+from jitcheck.lint.fixes import apply_fixes, parse_module, transform, writable
 from jitcheck.lint.index import ProjectIndex, python_tree, with_module
 from jitcheck.lint.limits import expression_depth
 from jitcheck.lint.notebook import Notebook, NotebookError
@@ -39,26 +39,28 @@ class Checked:
 
 
 def decode(data: bytes, path: str) -> str | Finding:
-    """The text of a source file, or the JC000 finding that says why it has none."""
+    """The text of a source file as Python reads it (:mod:`.text`), or the JC000 finding that says why it has none."""
+    codec = "utf-8"
     try:
-        text = data.decode("utf-8")
-        return text[1:] if text.startswith("\ufeff") else text
+        codec = source_text.encoding_of(data)[0]
+        return source_text.decode(data)
+    except SyntaxError as refused:
+        try:  # no coding line and a first line that is not UTF-8: say which byte
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            failed = error
+        else:  # a coding line Python refuses (an unknown codec, a BOM with another codec)
+            return unreadable(path, f"its encoding cannot be read: {refused.msg}",
+                              "save the file as UTF-8, or fix its `# -*- coding: ... -*-` line", refused.lineno or 1)
     except UnicodeDecodeError as error:
-        try:
-            encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
-            if encoding.lower().replace("_", "-") not in ("utf-8", "utf-8-sig"):
-                return data.decode(encoding)
-        except (SyntaxError, LookupError, UnicodeDecodeError):
-            pass
-        line = data.count(b"\n", 0, error.start) + 1
-        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        return unreadable(
-            path,
-            f"it is not valid UTF-8 (byte 0x{data[error.start]:02x} at line {line}, column {column})",
-            "save the file as UTF-8, or declare its encoding with a `# -*- coding: ... -*-` line",
-            line,
-            column,
-        )
+        failed = error
+    line = data.count(b"\n", 0, failed.start) + 1
+    column = failed.start - (data.rfind(b"\n", 0, failed.start) + 1) + 1
+    if codec == "utf-8":
+        problem, fix = "it is not valid UTF-8", "save the file as UTF-8, or declare its encoding with a `# -*- coding: ... -*-` line"
+    else:
+        problem, fix = f"it is not valid {codec} (its coding line)", "save the file in the encoding its coding line names, or fix that line"
+    return unreadable(path, f"{problem} (byte 0x{data[failed.start]:02x} at line {line}, column {column})", fix, line, column)
 
 
 FIX_MESSAGES = {
@@ -79,7 +81,7 @@ def _located(path: str, item: Located, edits: tuple[Edit, ...] = ()) -> Finding:
 
 def _edits(before: str, after: str) -> tuple[Edit, ...]:
     """The line edits that turn ``before`` into ``after`` (whole lines replaced, as positions ruff's JSON gives)."""
-    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    old, new = source_text.lines(before, keepends=True), source_text.lines(after, keepends=True)
     found = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
         if tag != "equal":
@@ -135,7 +137,7 @@ def _too_deep(text: str, path: str, settings: Settings) -> Finding | None:
 
 def _parse(text: str, path: str) -> cst.Module | Finding:
     try:
-        return cst.parse_module(text)
+        return parse_module(text)
     except cst.ParserSyntaxError as error:
         # Python's message and position, as the user's interpreter reports them; libcst's when Python accepts the file.
         message = " ".join(str(error.message).split())
@@ -170,7 +172,9 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
 
     Python's ``ast`` reads the text first: when the prefilter (:mod:`.prefilter`) finds
     that no rule can fire, the file is done without libcst's much slower parse. A file
-    Python cannot parse goes to libcst, which reports it (JC000) or judges it.
+    Python cannot parse goes to libcst, which reports it (JC000) or judges it. Form feeds
+    in indentation, which libcst cannot read, are taken out for libcst and put back
+    (:mod:`.formfeed`).
     """
     too_deep = _too_deep(text, path, settings)
     if too_deep is not None:
@@ -184,20 +188,42 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
                 return Checked(())
         except Exception as error:
             return _failed(text, path, error)
-    module = _parse(text, path)
+    elif "\0" in text:  # libcst reads a NUL byte that Python refuses: Python's error is the finding
+        rejected = python_error(text, path)
+        if rejected is not None:
+            return Checked((rejected,))
+    feeds = formfeed.strip(text) if tree is not None else None
+    read = feeds.text if feeds is not None else text
+    module = _parse(read, path)
     if isinstance(module, Finding):
         return Checked((module,))
     try:
-        analysis = analyze(module, text, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
+        analysis = analyze(module, read, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
                            index=judged_with, module_name=module_name, path=path, prefilter=tree is None)
     except Exception as error:
         return _failed(text, path, error)
-    table = noqa.directives(text.splitlines()) if analysis.findings and "noqa" in text.lower() else {}
+    table = noqa.directives(source_text.lines(read)) if analysis.findings and "noqa" in read.lower() else {}
     kept = [f for f in analysis.findings if not noqa.silenced(f.rule.code, f.line, table)]
+    if any(f.fix for f in kept) and not writable(read, module):
+        kept = [dataclasses.replace(f, fix=None) for f in kept]  # a fix that would not be written is not offered
+
+    def restore(fixed: str) -> str | None:
+        return feeds.restore(fixed) if feeds is not None else fixed
+
+    if feeds is not None and any(f.fix for f in kept):  # a fix that rewrites a line with a form feed is not offered
+        kept = [f if f.fix is None or _fix_edits(text, module, analysis.wrapper, f, restore) else dataclasses.replace(f, fix=None)
+                for f in kept]
+
+    def located(item: Located, edits: tuple[Edit, ...] = ()) -> Finding:
+        if feeds is not None:
+            item = dataclasses.replace(item, column=feeds.column(item.line, item.column),
+                                       end_column=feeds.column(item.end_line, item.end_column))
+        return _located(path, item, edits)
+
     if settings.fix is None or not any(f.fix for f in kept):
         if settings.edits and any(f.fix for f in kept):
-            return Checked(tuple(_located(path, f, _fix_edits(text, module, analysis.wrapper, f)) for f in kept))
-        return Checked(tuple(_located(path, f) for f in kept))
+            return Checked(tuple(located(f, _fix_edits(text, module, analysis.wrapper, f, restore)) for f in kept))
+        return Checked(tuple(located(f) for f in kept))
 
     def allowed(item: Located) -> bool:
         if item.fix is None or item.rule.code not in settings.select:
@@ -207,18 +233,19 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
         return item.fix.applicability == "safe" or settings.fix == "unsafe"
 
     def reanalyse(source: str) -> tuple[cst.Module, object, list[Located]]:
-        parsed = cst.parse_module(source)
+        parsed = parse_module(source)
         again = analyze(parsed, source, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
                         index=index, module_name=module_name, path=path)
-        new_table = noqa.directives(source.splitlines()) if "noqa" in source.lower() else {}
+        new_table = noqa.directives(source_text.lines(source)) if "noqa" in source.lower() else {}
         return parsed, again.wrapper, [f for f in again.findings if not noqa.silenced(f.rule.code, f.line, new_table)]
 
-    outcome = apply_fixes(text, module, analysis.wrapper, kept, reanalyse, allowed)  # type: ignore[arg-type]
-    if not outcome.fixed:
-        return Checked(tuple(_located(path, f) for f in kept))
-    _, _, remaining = reanalyse(outcome.source)
-    return Checked(tuple(_located(path, f) for f in remaining), outcome.source, len(outcome.fixed),
-                   unfixed=tuple(_located(path, f) for f in kept))
+    outcome = apply_fixes(read, module, analysis.wrapper, kept, reanalyse, allowed)  # type: ignore[arg-type]
+    fixed = restore(outcome.source) if outcome.fixed else None
+    if fixed is None:  # nothing fixed: what was refused is not fixable
+        refused = set(map(id, outcome.refused)) | ({id(f) for f in kept if allowed(f)} if outcome.fixed else set())
+        return Checked(tuple(located(dataclasses.replace(f, fix=None) if id(f) in refused else f) for f in kept))
+    remaining = check_text(fixed, path, dataclasses.replace(settings, fix=None, edits=False), index=index, module_name=module_name)
+    return Checked(remaining.findings, fixed, len(outcome.fixed), unfixed=tuple(located(f) for f in kept))
 
 
 def check_notebook(data: bytes, path: str, settings: Settings, *, index: ProjectIndex | None = None) -> Checked:
@@ -254,13 +281,16 @@ def check_notebook(data: bytes, path: str, settings: Settings, *, index: Project
     return dataclasses.replace(checked, findings=findings, fixed_source=fixed, unfixed=unfixed)
 
 
-def _fix_edits(text: str, module: cst.Module, wrapper: object, finding: Located) -> tuple[Edit, ...]:
+def _fix_edits(text: str, module: cst.Module, wrapper: object, finding: Located,
+               restore: Callable[[str], str | None]) -> tuple[Edit, ...]:
+    """The line edits of ``finding``'s fix on ``text`` (``restore`` takes libcst's fixed text back to ``text``'s form feeds)."""
     if finding.fix is None:
         return ()
     try:
-        return _edits(text, transform(module, wrapper, [finding.fix]))  # type: ignore[arg-type]
+        fixed = restore(transform(module, wrapper, [finding.fix]))  # type: ignore[arg-type]
     except Exception:
         return ()
+    return _edits(text, fixed) if fixed is not None else ()
 
 
 def _cell_edits(notebook: Notebook, edits: tuple[Edit, ...], cell: int) -> tuple[Edit, ...]:

@@ -11,7 +11,7 @@ Keys (all optional)::
     jit-wrappers = ["mylib.compile"]           # treated like jax.jit (static_argnums / static_argnames)
     max-file-size = 10_000_000         # bytes; larger files get JC000
     max-expression-depth = 1000        # deeper expressions get JC000 before libcst parses them (0: no limit)
-    file-timeout = 60                  # seconds one file may take; then its worker stops and it gets JC000
+    file-timeout = 60                  # seconds of CPU time one file may take; then its worker stops and it gets JC000
     respect-gitignore = true
     cache-dir = ".jitcheck_cache"
 """

@@ -1,4 +1,4 @@
-"""Which files a run checks: the paths given, walked for ``*.py`` and ``*.ipynb``, minus
+"""Which files a run checks: the paths given, walked for ``*.py``, ``*.pyi`` and ``*.ipynb``, minus
 what is excluded by configuration or ignored by ``.gitignore`` files (read with pathspec,
 git's own matching rules, at every folder level).
 
@@ -49,8 +49,8 @@ def _relative(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-SUFFIXES = (".py", ".ipynb")
-"""What a folder walk picks up: Python modules and Jupyter notebooks."""
+SUFFIXES = (".py", ".pyi", ".ipynb")
+"""What a folder walk picks up: Python modules, their stubs (as ruff does) and Jupyter notebooks."""
 
 
 def _strerror(error: OSError) -> str:
@@ -123,7 +123,7 @@ def discover(paths: Sequence[Path], config: Config, cwd: Path) -> Iterator[Sourc
     """Every file to check, each once, in a stable order.
 
     A file named on the command line is always checked (as ruff does); files found
-    by walking a folder must end in ``.py`` or ``.ipynb`` and be neither excluded nor
+    by walking a folder must end in ``.py``, ``.pyi`` or ``.ipynb`` and be neither excluded nor
     git-ignored. A path that is missing or cannot be walked is yielded with a problem.
     """
     exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude)

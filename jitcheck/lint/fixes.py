@@ -172,9 +172,12 @@ class _FixTransformer(cst.CSTTransformer):
                     definitions = [definitions[0].with_changes(leading_lines=kept[:cell + 1]), *definitions[1:]]
                     kept = kept[cell + 1:]
                 body.extend(definitions)
+                blank: list[cst.EmptyLine] = []
                 while kept and kept[0].comment is None:
-                    kept.pop(0)
-                updated = updated.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *kept])
+                    blank.append(kept.pop(0))
+                # Two blank lines above the statement: its own first (each keeps its line ending), new ones after.
+                blank = [*blank[:2], *[cst.EmptyLine()] * max(0, 2 - len(blank))]
+                updated = updated.with_changes(leading_lines=[*blank, *kept])
             body.append(updated)
         return updated_node.with_changes(body=body)
 
@@ -282,8 +285,7 @@ def apply_fixes(source: str, module: cst.Module, wrapper: MetadataWrapper | None
     chosen = [f for f in findings if f.fix is not None and allowed(f)]
     if not chosen:
         return FixOutcome(source, (), ())
-    if not _compiles(source):
-        # libcst accepts what Python's compiler refuses (a late `from __future__`): leave it alone.
+    if not writable(source, module):
         return FixOutcome(source, (), tuple(chosen))
     new = _verified(source, module, wrapper, findings, chosen, analyse, allowed)
     if new is not None:
@@ -326,6 +328,22 @@ def _verified(source: str, module: cst.Module, wrapper: MetadataWrapper | None, 
     return new
 
 
+def parse_module(text: str) -> cst.Module:
+    """libcst's parse of ``text``, whose code is ``text`` again (libcst drops a lone ``\\r`` that ends a file)."""
+    module = cst.parse_module(text)
+    if text.endswith("\r") and not module.has_trailing_newline:
+        kept = module.with_changes(has_trailing_newline=True)
+        if kept.code == text:
+            return kept
+    return module
+
+
+def writable(source: str, module: cst.Module) -> bool:
+    """Whether a fix of ``source`` can be written: Python's compiler accepts it (libcst also reads newer
+    syntax, and a late ``from __future__``) and libcst gives back its text byte for byte."""
+    return _compiles(source) and module.code == source
+
+
 def _compiles(text: str) -> bool:
     """True when Python's own compiler accepts ``text`` (stricter than libcst's parser)."""
     try:
@@ -335,4 +353,4 @@ def _compiles(text: str) -> bool:
     return True
 
 
-__all__ = ["FixOutcome", "apply_fixes", "comments", "transform"]
+__all__ = ["FixOutcome", "apply_fixes", "comments", "parse_module", "transform", "writable"]

@@ -17,7 +17,7 @@ DEFAULT_MAX_EXPRESSION_DEPTH = 1000
 """Deep enough for any hand-written code (chains of 1,000 operators parse in under a second)."""
 
 DEFAULT_FILE_TIMEOUT = 60.0
-"""Seconds one file may take to check before its worker is stopped and the file gets JC000."""
+"""Seconds of CPU time one file may take to check before its worker is stopped and the file gets JC000."""
 
 _TOKEN = re.compile(
     r"""

@@ -22,6 +22,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from jitcheck.lint.text import ending, lines
+
 CELL_MARKER = "# jitcheck: cell "
 """The comment line that opens each code cell in the joined source."""
 _MARKER = CELL_MARKER
@@ -62,6 +64,28 @@ def _lines(source: Any) -> str:
     return str(source) if source is not None else ""
 
 
+PYTHON_CELL_MAGICS = frozenset({"capture", "debug", "prun", "pypy", "python", "python3", "time", "timeit"})
+"""Cell magics whose body is Python run in the notebook (ruff lints these cells too); any other
+cell magic (``%%bash``, ``%%html``, ``%%writefile``) makes its cell another language, left out."""
+
+
+def _cell_magic(body: str) -> str | None:
+    """The name of the cell magic a cell starts with (``%%time`` gives ``time``), None for none."""
+    stripped = body.lstrip()
+    if not stripped.startswith("%%"):
+        return None
+    return stripped[2:].split(None, 1)[0] if stripped[2:].strip() else ""
+
+
+def _is_python(metadata: Any) -> bool:
+    """Whether a notebook's language is Python: ``language_info.name``, else ``kernelspec.language``, else yes."""
+    if not isinstance(metadata, dict):
+        return True
+    info, kernel = metadata.get("language_info"), metadata.get("kernelspec")
+    language = (info.get("name") if isinstance(info, dict) else None) or (kernel.get("language") if isinstance(kernel, dict) else None)
+    return str(language or "python").lower() in ("python", "python3")
+
+
 def _is_magic(line: str) -> bool:
     return bool(_MAGIC.match(line) or _HELP.match(line))
 
@@ -88,36 +112,37 @@ class Notebook:
             raise NotebookError(f"it is not valid JSON: {error}") from error
         if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
             raise NotebookError("it has no `cells` list, so it is not a Jupyter notebook")
-        language = str(data.get("metadata", {}).get("language_info", {}).get("name", "python") or "python")
+        if not _is_python(data.get("metadata")):
+            return cls(data, "", (), (), _indent_of(text))  # another kernel's language (R, Julia): not checked, as ruff does
         spans: list[CellSpan] = []
         as_list: list[bool] = []
         magics: list[str] = []
         out: list[str] = []
         line = 1
-        if language.lower() not in ("python", "python3"):
-            return cls(data, "", (), (), _indent_of(text))
         for index, cell in enumerate(data["cells"]):
             if not isinstance(cell, dict) or cell.get("cell_type") != "code":
                 continue
             body = _lines(cell.get("source"))
-            if body.lstrip().startswith("%%"):
-                continue  # a cell magic: the whole cell is another language
-            cell_lines = body.splitlines()
+            magic = _cell_magic(body)
+            if magic is not None and magic not in PYTHON_CELL_MAGICS:
+                continue  # a cell magic whose body is another language (%%bash, %%html)
             kept: list[str] = []
-            continued = False
-            for raw in cell_lines:
-                if continued or _is_magic(raw):
-                    indent = re.match(r"[ \t]*", raw)
-                    kept.append(f"{indent.group() if indent else ''}pass  # jitcheck: magic {len(magics)}")
-                    magics.append(raw)
-                    continued = raw.endswith("\\")
+            continued: str | None = None  # the indent of a magic line that ends with a backslash
+            for raw in lines(body, keepends=True):
+                content = raw.rstrip("\r\n")
+                end = raw[len(content):] or "\n"
+                if continued is not None or _is_magic(content):
+                    indent = continued if continued is not None else re.match(r"[ \t]*", content).group()  # type: ignore[union-attr]
+                    kept.append(f"{indent}pass  # jitcheck: magic {len(magics)}{end}")
+                    magics.append(content)
+                    continued = indent if content.endswith("\\") else None
                 else:
-                    kept.append(raw)
+                    kept.append(content + end)
             out.append(f"{_MARKER}{index + 1}\n")
             line += 1
             spans.append(CellSpan(index + 1, index, line, len(kept)))
             as_list.append(isinstance(cell.get("source"), list))
-            out.extend(f"{k}\n" for k in kept)
+            out.extend(kept)
             line += len(kept)
         return cls(data, "".join(out), tuple(spans), tuple(magics), _indent_of(text), tuple(as_list))
 
@@ -125,8 +150,7 @@ class Notebook:
         """This notebook with its cell map read from an edited joined ``source`` (lines moved by a fix)."""
         spans: list[CellSpan] = []
         by_number = {span.number: span for span in self.spans}
-        lines = source.splitlines()
-        for number, raw in enumerate(lines, start=1):
+        for number, raw in enumerate(lines(source), start=1):
             if raw.startswith(_MARKER) and raw[len(_MARKER):].strip().isdigit():
                 cell = int(raw[len(_MARKER):].strip())
                 if cell in by_number:
@@ -159,7 +183,7 @@ class Notebook:
                 return line
             return self.magics[int(match.group("number"))] + line[len(line.rstrip("\r\n")):]
 
-        return "".join(back(line) for line in text.splitlines(keepends=True))
+        return "".join(back(line) for line in lines(text, keepends=True))
 
     def cell_sources(self, source: str) -> dict[int, str] | None:
         """Split an edited joined source back into cell sources (by cell index), magics restored; None if the markers moved."""
@@ -167,25 +191,26 @@ class Notebook:
         current: int | None = None
         leading: list[str] = []
         known = {span.number: span.index for span in self.spans}
-        for raw in source.splitlines():
-            if raw.startswith(_MARKER) and raw[len(_MARKER):].strip().isdigit():
-                number = int(raw[len(_MARKER):].strip())
+        for raw in lines(source, keepends=True):
+            content = raw.rstrip("\r\n")
+            if content.startswith(_MARKER) and content[len(_MARKER):].strip().isdigit():
+                number = int(content[len(_MARKER):].strip())
                 if number not in known or known[number] in pieces:
                     return None
                 current = known[number]
                 pieces[current] = leading  # lines above the first cell (e.g. an added import) join the first cell
                 leading = []
                 continue
-            match = _PLACEHOLDER.match(raw)
+            match = _PLACEHOLDER.match(content)
             if match is not None:
                 number = int(match.group("number"))
                 if number >= len(self.magics):
                     return None
-                raw = self.magics[number]
+                raw = self.magics[number] + raw[len(content):]
             (pieces[current] if current is not None else leading).append(raw)
         if len(pieces) != len(self.spans):
             return None
-        return {index: "\n".join(_trim(lines)) for index, lines in pieces.items()}
+        return {index: _body(cell) for index, cell in pieces.items()}
 
     def with_source(self, source: str) -> str:
         """The notebook's JSON text with its code cells replaced by those of ``source`` (outputs and metadata kept)."""
@@ -196,13 +221,26 @@ class Notebook:
         for span, as_list in zip(self.spans, self.list_sources):
             text = cells[span.index]
             cell = data["cells"][span.index]
-            original = _lines(cell.get("source"))
-            if _trim(original.splitlines()) == text.splitlines():
+            original = lines(_lines(cell.get("source")), keepends=True)
+            if _body(original) == text:
                 continue
-            if original.endswith("\n"):
-                text += "\n"
-            cell["source"] = text.splitlines(keepends=True) if as_list else text
+            endings = {ending(line) for line in original} - {""}
+            if len(endings) == 1 and endings != {"\n"}:  # a CRLF (or CR) cell: the lines a fix adds end so too
+                text = "".join(line[:len(line) - len(ending(line))] + (ending(line) and next(iter(endings)))
+                               for line in lines(text, keepends=True))
+            if original:
+                text += ending(original[-1])  # the cell's last line keeps its ending (none, LF or CRLF)
+            cell["source"] = lines(text, keepends=True) if as_list else text
         return json.dumps(data, indent=self.indent, ensure_ascii=False) + "\n"
+
+
+def _body(cell: Sequence[str]) -> str:
+    """A cell's lines (each with its ending) as its source: trailing blank lines and the last line's ending dropped."""
+    kept = _trim(cell)
+    if not kept:
+        return ""
+    last = kept[-1]
+    return "".join(kept[:-1]) + last[:len(last) - len(ending(last))]
 
 
 def _trim(lines: Sequence[str]) -> list[str]:

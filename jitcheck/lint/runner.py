@@ -25,6 +25,7 @@ from jitcheck.lint.files import Source, discover
 from jitcheck.lint.findings import Finding, unreadable
 from jitcheck.lint.index import ProjectIndex, build_index, module_name_cached
 from jitcheck.lint.settings import FixMode, Settings
+from jitcheck.lint.text import lines
 from jitcheck.lint.writeback import Skipped, encode_like, signals_raise, sweep, write_fixed
 
 if TYPE_CHECKING:
@@ -167,7 +168,8 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
     # The project index (every Python file's summary, cached by content) is part of each
     # finding's key: what one file reports can depend on what another defines.
     index_file = config.cache_dir / "index" / f"{config.fingerprint()}.json" if options.use_cache and config.cache_dir else None
-    modules_read = [(i, s, d, k) for i, s, d, k in read if not s.is_notebook]
+    # A stub describes a module, it is none (its `def f(): ...` would stand in for the real one's facts).
+    modules_read = [(i, s, d, k) for i, s, d, k in read if not s.is_notebook and s.path.suffix != ".pyi"]
     plan.project = build_index(((s.path.resolve(), k, d) for _, s, d, k in modules_read), index_file)
     packages: dict[Path, bool] = {}
     modules = {i: module_name_cached(s.path.resolve(), packages) for i, s, _, _ in modules_read}
@@ -220,7 +222,7 @@ def _store(plan: _Plan, item: _Work, checked: Checked, completed: bool, options:
         old_text = decode(original, source.display)
         old = old_text if isinstance(old_text, str) else original.decode("utf-8", errors="replace")
         report.diffs.append("".join(difflib.unified_diff(
-            old.splitlines(keepends=True), checked.fixed_source.splitlines(keepends=True),
+            lines(old, keepends=True), lines(checked.fixed_source, keepends=True),
             fromfile=source.display, tofile=source.display)))
     else:
         try:

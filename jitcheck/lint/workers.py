@@ -3,7 +3,10 @@
 libcst's native parser can overflow its stack (a segfault) or take minutes on a
 pathological file. Each file is sent to a worker process on its own; a worker that
 dies costs its file a JC000 that says how it died, and one that runs past the
-per-file time limit is killed and its file gets a JC000 naming ``file-timeout``.
+per-file time limit is killed and its file gets a JC000 naming ``file-timeout``. The
+limit counts the worker's CPU time (read from ``/proc``), so a loaded machine, which
+stretches the wall clock, does not change which files get JC000; a worker that uses
+no CPU yet never answers is stopped after :data:`WALL_FACTOR` times the limit.
 A fresh worker takes the dead one's place and the run goes on. Workers exit when
 the process that started them dies (SIGKILL included): Linux's parent-death signal,
 and a check of the parent every second while idle.
@@ -80,6 +83,21 @@ def _describe(exitcode: int | None) -> str:
     return f"its worker process exited with status {exitcode}"
 
 
+WALL_FACTOR = 20
+"""A worker that has not answered after this many times the limit in wall-clock time is stopped,
+whatever its CPU time (one blocked without using CPU): far beyond what load stretches a check to."""
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user and system) process ``pid`` has used, from ``/proc``; None where there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class _Worker:
     def __init__(self, context: Any, function: Callable[[Any], Any]) -> None:
         self.connection, child = context.Pipe()
@@ -87,7 +105,32 @@ class _Worker:
         self.process.start()
         child.close()
         self.task: int | None = None
+        self.started = 0.0
+        """Wall-clock time when the task was sent."""
+        self.cpu_start: float | None = None
+        """The worker's CPU time when the task was sent (None: not readable, the limit is wall-clock)."""
         self.deadline = 0.0
+        """When to look at the worker's time again."""
+
+    def begin(self, timeout: float) -> None:
+        self.started = time.monotonic()
+        self.cpu_start = cpu_seconds(self.process.pid) if self.process.pid else None
+        self.deadline = self.started + timeout
+
+    def over(self, timeout: float) -> str | None:
+        """Why the task is out of time (``timeout`` seconds of CPU time where readable), or None and the next look set."""
+        now = time.monotonic()
+        if now - self.started >= timeout * WALL_FACTOR:
+            return f"checking it took longer than {timeout * WALL_FACTOR:g} s of wall-clock time ({WALL_FACTOR} times the limit)"
+        used = cpu_seconds(self.process.pid) if self.cpu_start is not None and self.process.pid else None
+        if used is None or self.cpu_start is None:
+            return f"checking it took longer than {timeout:g} s" if now - self.started >= timeout else None
+        spent = used - self.cpu_start
+        if spent >= timeout:
+            return f"checking it took longer than {timeout:g} s of CPU time"
+        # CPU time grows no faster than the wall clock: look again when the rest could be spent.
+        self.deadline = min(now + max(timeout - spent, 0.005), self.started + timeout * WALL_FACTOR)
+        return None
 
     def stop(self, kill: bool = False) -> None:
         if kill:
@@ -106,7 +149,7 @@ class _Worker:
 
 @dataclasses.dataclass
 class Pool(Generic[Item, Result]):
-    """Runs ``function`` over items in ``jobs`` worker processes, one item per message, each under ``timeout`` seconds."""
+    """Runs ``function`` over items in ``jobs`` worker processes, one item per message, each under ``timeout`` seconds of CPU time."""
 
     function: Callable[[Item], Result]
     jobs: int
@@ -131,7 +174,7 @@ class Pool(Generic[Item, Result]):
                 for slot, worker in enumerate(workers):
                     if worker.task is None and pending:
                         worker.task = pending.popleft()
-                        worker.deadline = time.monotonic() + self.timeout
+                        worker.begin(self.timeout)
                         try:
                             worker.connection.send(items[worker.task])
                         except OSError:
@@ -155,8 +198,8 @@ class Pool(Generic[Item, Result]):
                     elif not worker.process.is_alive():
                         worker.process.join()
                         outcome, replace = Failure(_describe(worker.process.exitcode)), True
-                    elif time.monotonic() >= worker.deadline:
-                        outcome, replace = Failure(f"checking it took longer than {self.timeout:g} s", timed_out=True), True
+                    elif time.monotonic() >= worker.deadline and (late := worker.over(self.timeout)) is not None:
+                        outcome, replace = Failure(late, timed_out=True), True
                     if outcome is None:
                         continue
                     del busy[slot]
@@ -184,4 +227,4 @@ def _context() -> Any:
     return context
 
 
-__all__ = ["Failure", "Pool"]
+__all__ = ["WALL_FACTOR", "Failure", "Pool", "cpu_seconds"]

@@ -12,16 +12,15 @@ swept by the next fix run in that folder (:func:`sweep`), once its writer is dea
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import os
 import re
 import signal
 import tempfile
-import tokenize
 from collections.abc import Iterator
-from io import BytesIO
 from pathlib import Path
+
+from jitcheck.lint import text
 
 _TEMPORARY = re.compile(r"^\..+\.jitcheck-(?P<pid>\d+)-[^.]+\.tmp$")
 
@@ -31,14 +30,11 @@ class Skipped(Exception):
 
 
 def encoding_of(data: bytes) -> tuple[str, bytes]:
-    """The codec a file's text is written in and the BOM it starts with (``b""`` for none)."""
-    if data.startswith(codecs.BOM_UTF8):
-        return "utf-8", codecs.BOM_UTF8
+    """The codec a file's text is written in and the BOM it starts with (Python's reading, UTF-8 when it has none)."""
     try:
-        encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
+        return text.encoding_of(data)
     except (SyntaxError, LookupError):
         return "utf-8", b""
-    return ("utf-8" if encoding == "utf-8-sig" else encoding), b""
 
 
 def encode_like(original: bytes, text: str) -> bytes:

@@ -13,9 +13,10 @@ from collections.abc import Callable
 import libcst as cst
 
 from jitcheck.lint import noqa
+from jitcheck.lint import text as source_text
 from jitcheck.lint.analysis import Located, analyze
 from jitcheck.lint.check import check_text
-from jitcheck.lint.fixes import apply_fixes
+from jitcheck.lint.fixes import apply_fixes, parse_module
 from jitcheck.lint.settings import FixMode, Settings
 
 
@@ -30,11 +31,11 @@ def fix_all(text: str, path: str, settings: Settings, mode: FixMode = "safe") ->
 def fix_one(text: str, settings: Settings, line: int, column: int, code: str) -> str | None:
     """The text with only the finding of ``code`` at ``line:column`` fixed (safe or unsafe); None if it cannot be."""
     try:
-        module = cst.parse_module(text)
+        module = parse_module(text)
         analysis = analyze(module, text, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers)
     except Exception:
         return None
-    table = noqa.directives(text.splitlines())
+    table = noqa.directives(source_text.lines(text))
     kept = [f for f in analysis.findings if not noqa.silenced(f.rule.code, f.line, table)]
 
     def allowed(item: Located) -> bool:
@@ -46,9 +47,9 @@ def fix_one(text: str, settings: Settings, line: int, column: int, code: str) ->
 
 def _reanalyser(settings: Settings) -> Callable[[str], tuple[cst.Module, object, list[Located]]]:
     def reanalyse(source: str) -> tuple[cst.Module, object, list[Located]]:
-        parsed = cst.parse_module(source)
+        parsed = parse_module(source)
         again = analyze(parsed, source, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers)
-        table = noqa.directives(source.splitlines())
+        table = noqa.directives(source_text.lines(source))
         return parsed, again.wrapper, [f for f in again.findings if not noqa.silenced(f.rule.code, f.line, table)]
 
     return reanalyse

@@ -72,7 +72,7 @@ def test_timeout_limit_stops_one_file(tmp_path: Path, capsys: pytest.CaptureFixt
     (tmp_path / "data.py").write_text("TABLE = [" + ", ".join(["1"] * 60000) + "]\n" + BAD)
     status, rows, _ = run_json(capsys, str(tmp_path / "data.py"))
     assert status == 1 and rows[0]["code"] == "JC000"
-    assert "took longer than 0.01 s, the limit (`file-timeout`)" in str(rows[0]["message"])
+    assert "took longer than 0.01 s of CPU time, the limit (`file-timeout`)" in str(rows[0]["message"])
     assert "file-timeout" in str(rows[0]["help"])
 
 
