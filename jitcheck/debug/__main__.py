@@ -11,8 +11,9 @@ _USAGE = """usage: python -m jitcheck.debug COMMAND ...
 
 commands:
   report MODULE_OR_PATH... [--json]   import in debug mode; print each graph traced at import, its shapes, every finding
-  run [--packages PKG] [--report] (-m MODULE | -c CODE | SCRIPT) [ARGS...]
+  run [--packages PKG] [--report] [--recompiles] [--recompiles-json FILE] (-m MODULE | -c CODE | SCRIPT) [ARGS...]
                                       run a program with debug mode on from its first line
+                                      (--recompiles: record every compile, print the avoidable ones)
   startup-hook {install,uninstall,status} [--site-dir DIR]
                                       make JITCHECK_DEBUG work for a plain `python` (a .pth line in site-packages)
 """

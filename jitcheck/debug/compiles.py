@@ -20,13 +20,12 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-import importlib.abc
-import importlib.util
 import sys
 import threading
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
+from jitcheck.debug.import_watch import forget, when_imported
 from jitcheck.debug.location import Location, is_library, user_frame
 
 KEPT = 1024
@@ -107,6 +106,7 @@ def _traced(fn: Callable[..., Any], transformation: str) -> Callable[..., Any]:
         return traced(*args, **kwargs)
 
     traced._jitcheck_counted = compiled  # type: ignore[attr-defined]
+    compiled._jitcheck_traced = True  # type: ignore[attr-defined]  # the recompile recorder looks through it
     return compiled
 
 
@@ -168,48 +168,6 @@ def _patch_equinox(module: Any) -> None:
     _installed["equinox.filter_jit"] = current
 
 
-class _EquinoxWatcher(importlib.abc.MetaPathFinder):
-    """Replaces ``equinox.filter_jit`` as soon as equinox is imported (after debug mode was switched on)."""
-
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname != "equinox":
-            return None
-        sys.meta_path.remove(self)
-        try:
-            spec = importlib.util.find_spec(fullname)
-        finally:
-            sys.meta_path.insert(0, self)
-        if spec is None or spec.loader is None:
-            return spec
-        loader = spec.loader
-        exec_module = loader.exec_module
-
-        def patched_exec(module: Any) -> None:
-            exec_module(module)
-            _patch_equinox(module)
-
-        spec.loader = _PatchingLoader(loader, patched_exec)
-        return spec
-
-
-class _PatchingLoader(importlib.abc.Loader):
-    def __init__(self, loader: Any, exec_module: Callable[[Any], None]) -> None:
-        self._loader = loader
-        self._exec = exec_module
-
-    def create_module(self, spec: Any) -> Any:
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module: Any) -> None:
-        self._exec(module)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._loader, name)
-
-
-_WATCHER = _EquinoxWatcher()
-
-
 def install(packages: Iterable[str] = ()) -> None:
     """Replace ``jax.jit``, ``jax.pmap`` and ``equinox.filter_jit`` (now or when equinox is imported); idempotent.
 
@@ -225,11 +183,7 @@ def install(packages: Iterable[str] = ()) -> None:
     if "jax.pmap" not in _installed:
         _installed["jax.pmap"] = jax.pmap
         jax.pmap = _replace_pmap(jax.pmap)
-    equinox = sys.modules.get("equinox")
-    if equinox is not None:
-        _patch_equinox(equinox)
-    elif _WATCHER not in sys.meta_path:
-        sys.meta_path.insert(0, _WATCHER)
+    when_imported("equinox", _patch_equinox)
 
 
 def uninstall() -> None:
@@ -242,8 +196,7 @@ def uninstall() -> None:
         jax.pmap = _installed.pop("jax.pmap")
     if "equinox.filter_jit" in _installed:
         setattr(sys.modules["equinox"], "filter_jit", _installed.pop("equinox.filter_jit"))
-    while _WATCHER in sys.meta_path:
-        sys.meta_path.remove(_WATCHER)
+    forget("equinox", _patch_equinox)
     _packages.clear()
 
 

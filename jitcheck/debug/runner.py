@@ -2,7 +2,10 @@
 
 Like ``python script.py``, ``python -m module`` or ``python -c CODE``, but debug mode is switched on (and
 beartype's hook installed for ``--packages`` or ``JITCHECK_DEBUG``) before anything
-of the program is imported, so no runner or startup hook is needed.
+of the program is imported, so no runner or startup hook is needed. ``--recompiles``
+starts the recompile recorder instead (`jitcheck.debug.recompiles`) and prints its
+table when the program ends; debug mode is then on only if one of its own options
+(or ``JITCHECK_DEBUG``) asks for it too.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import sys
 from jitcheck.debug.settings import ON_RETRACE, DebugSettingError
 
 
-_WITH_VALUE = ("--packages", "--max-traces", "--on-retrace")
+_WITH_VALUE = ("--packages", "--max-traces", "--on-retrace", "--recompiles-json", "--recompiles-top")
 
 
 def split_program(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -41,12 +44,20 @@ def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Run a Python script or module with jitcheck debug mode on from the start.",
-        usage=f"{prog} [--packages PKG[,PKG...]] [--max-traces N] [--on-retrace MODE] [--report] (-m MODULE | -c CODE | SCRIPT) [ARGS...]",
+        usage=f"{prog} [--packages PKG[,PKG...]] [--max-traces N] [--on-retrace MODE] [--report] "
+        "[--recompiles] [--recompiles-json FILE] [--recompiles-top N] (-m MODULE | -c CODE | SCRIPT) [ARGS...]",
     )
     parser.add_argument("--packages", default="", help="packages beartype checks, comma-separated (added to JITCHECK_DEBUG's)")
     parser.add_argument("--max-traces", type=int, default=None, help="traces allowed per function before a retrace is reported")
     parser.add_argument("--on-retrace", choices=ON_RETRACE, default=None, help="what a retrace beyond the limit does (default: warn)")
     parser.add_argument("--report", action="store_true", help="print the graphs traced and the retraces when the program ends")
+    parser.add_argument(
+        "--recompiles",
+        action="store_true",
+        help="record every trace and compile of every jit-like wrapper; print the sites that compiled a program again when the program ends",
+    )
+    parser.add_argument("--recompiles-json", default=None, metavar="FILE", help="write the records to FILE as JSON (implies --recompiles)")
+    parser.add_argument("--recompiles-top", type=int, default=None, metavar="N", help="rows of the recompile table (default 20)")
     parser.add_argument("-m", dest="module", default=None, help="run a module, as python -m does (the rest are its arguments)")
     parser.add_argument("-c", dest="code", default=None, help="run this code, as python -c does (the rest are its arguments)")
     options, program = split_program(argv)
@@ -63,7 +74,15 @@ def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
         args.rest = program
     if args.module is None and args.code is None and not args.rest:
         parser.error("give a script to run, -m MODULE or -c CODE")
+    recording = args.recompiles or args.recompiles_json is not None
+    if args.recompiles_json is not None and not os.path.isdir(os.path.dirname(os.path.abspath(args.recompiles_json))):
+        parser.error(f"--recompiles-json {args.recompiles_json}: its folder does not exist; create it or write the file elsewhere")
+    debug = not recording or bool(args.packages or args.max_traces is not None or args.on_retrace or args.report)
     try:
+        if recording:
+            from jitcheck.debug import recompiles
+
+            recompiles.install()
         from jitcheck.debug.hook import hooked_packages
         from jitcheck.debug.mode import enable
         from jitcheck.debug.settings import package_names
@@ -71,7 +90,8 @@ def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
 
         enable_from_environment()
         packages = [p for p in package_names(args.packages, "--packages") if p not in hooked_packages()]
-        enable(packages, max_traces=args.max_traces, on_retrace=args.on_retrace)
+        if debug:
+            enable(packages, max_traces=args.max_traces, on_retrace=args.on_retrace)
     except (DebugSettingError, RuntimeError, ValueError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
@@ -102,7 +122,24 @@ def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
     finally:
         if args.report:
             _print_report()
+        if recording:
+            _print_recompiles(args.recompiles_json, args.recompiles_top)
     return status
+
+
+def _print_recompiles(target: str | None, top: int | None) -> None:
+    import json
+
+    from jitcheck.debug.recompile_table import TOP, render_table, to_json
+
+    data = to_json()
+    print("jitcheck recompiles:", file=sys.stderr)
+    print("\n".join(render_table(data, TOP if top is None else top)), file=sys.stderr)
+    if target is not None:
+        with open(target, "w", encoding="utf-8") as stream:
+            json.dump(data, stream, indent=1)
+            stream.write("\n")
+        print(f"recorded traces and compiles written to {target}", file=sys.stderr)
 
 
 def _print_report() -> None:

@@ -107,6 +107,7 @@ def _make_traced(fn: Callable[..., Any], owner: _Owner) -> Callable[..., Any]:
         notify_trace(owner, owner.name, lambda: call_key(fn, names, args, kwargs))
         return fn(*args, **kwargs)
 
+    traced._jitcheck_traced = True  # type: ignore[attr-defined]  # the recompile recorder looks through it
     return traced
 
 

@@ -1,0 +1,206 @@
+"""The recompile recorder on a planted test suite, run through real pytest: every site right, counts equal to jax's own.
+
+The planted suite (fixtures/recompiles) holds one site per kind of avoidable
+recompile (a bound method in a loop, a partial per call, a lambda static argument, a
+closure baking a constant, an equinox wrapper per call, a pmap per call) and four
+fine ones (a loop over structurally different objects, a jit nested under an outer
+jit, an equinox decorator, a pjit at two shapes). Its conftest counts jax's own compiles (jax_log_compiles) and each
+planted body counts its traces; the recorder's records must agree with both, and
+the suite run without the recorder must trace exactly as often (no second trace).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PLANTED = ROOT / "fixtures" / "recompiles"
+
+# function -> (compiles, avoidable compiles, nested traces, cause, rule)
+EXPECTED = {
+    "bound_step": (3, 2, 0, "callable", "JC101"),
+    "partial_step": (3, 2, 0, "callable", "JC102"),
+    "lambda_static": (3, 2, 0, "static", "JC104"),
+    "closure_step": (3, 2, 0, "constants", "JC105"),
+    "eqx_step": (3, 2, 0, "callable", "JC105"),
+    "structural_step": (3, 0, 0, None, None),
+    "nested_outer": (1, 0, 0, None, None),
+    "nested_inner": (0, 0, 1, None, None),
+    "eqx_once": (1, 0, 0, None, None),
+    "pmap_step": (2, 1, 0, "callable", "JC105"),
+    "pjit_step": (2, 0, 0, None, None),
+}
+WRAPPERS = {"eqx_step": "equinox.filter_jit", "eqx_once": "equinox.filter_jit", "pmap_step": "jax.pmap", "pjit_step": "pjit"}
+JAX_NAMES = {"pmap_step": "jit(_fun)"}
+"""The name jax logs a site's compiles under, where it is not ``jit(function)`` (pmap jits a shard_map of ``_fun``)."""
+
+
+def _planted_lines() -> dict[str, int]:
+    """Each planted site's line, from its ``# SITE name`` comment."""
+    lines = (PLANTED / "test_planted.py").read_text().splitlines()
+    return {m.group(1): i for i, text in enumerate(lines, 1) if (m := re.search(r"# SITE (\w+)", text))}
+
+
+def _run_planted(tmp_path: Path, env: dict[str, str], *options: str) -> dict[str, Any]:
+    suite = tmp_path / "suite"
+    shutil.copytree(PLANTED, suite)
+    counts = tmp_path / "counts.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0", *options, "test_planted.py"],
+        cwd=suite,
+        env={**env, "PLANTED_COUNTS": str(counts)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    found: dict[str, Any] = json.loads(counts.read_text())
+    found["stdout"] = result.stdout
+    return found
+
+
+def _by_function(records: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    for site in records["sites"]:
+        if site["internal"]:
+            continue
+        name = re.findall(r"\w+", site["function"])[-1]  # Scaler.bound_step, partial(partial_step, ...)
+        assert name not in found, f"two sites for {name}: {site} and {found[name]}"
+        found[name] = site
+    return found
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The planted suite run twice in a child pytest: with the recorder (and its JSON), and without it."""
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    env["JAX_PLATFORMS"] = "cpu"
+    env.pop("JITCHECK_DEBUG", None)
+    on_dir = tmp_path_factory.mktemp("on")
+    records = on_dir / "records.json"
+    on = _run_planted(on_dir, env, "--jitcheck-recompiles-json", str(records))
+    off = _run_planted(tmp_path_factory.mktemp("off"), env)
+    return {"on": on, "off": off, "records": json.loads(records.read_text())}
+
+
+def test_every_planted_site_has_its_cause_and_rule(planted: dict[str, Any]) -> None:
+    sites = _by_function(planted["records"])
+    lines = _planted_lines()
+    assert set(sites) == set(EXPECTED)
+    for name, (compiles, avoidable, nested, cause, rule) in EXPECTED.items():
+        site = sites[name]
+        got = (site["compiles"], site["avoidable_compiles"], site["nested_traces"], site["cause"], site["rule"])
+        assert got == (compiles, avoidable, nested, cause, rule), name
+        assert site["path"].endswith("test_planted.py") and site["line"] == lines[name], (name, site["site"])
+        assert site["wrapper"] == WRAPPERS.get(name, "jax.jit"), name
+        if rule is not None:
+            from jitcheck.rules import BY_CODE
+
+            assert site["rule_name"] == BY_CODE[rule].name
+            assert site["help"]
+
+
+def test_compile_counts_equal_jaxs_own(planted: dict[str, Any]) -> None:
+    jax_compiles = planted["on"]["compiles"]
+    for name, site in _by_function(planted["records"]).items():
+        assert site["compiles"] == jax_compiles.get(JAX_NAMES.get(name, f"jit({name})"), 0), name
+    internal = sum(s["compiles"] for s in planted["records"]["sites"] if s["internal"])
+    assert planted["records"]["totals"]["compiles"] == sum(jax_compiles.values())
+    planted_names = {JAX_NAMES.get(name, f"jit({name})") for name in EXPECTED}
+    assert internal == sum(n for key, n in jax_compiles.items() if key not in planted_names)
+
+
+def test_the_recorder_never_traces_a_second_time(planted: dict[str, Any]) -> None:
+    traces_on, traces_off = planted["on"]["traces"], planted["off"]["traces"]
+    assert traces_on == traces_off
+    for name, site in _by_function(planted["records"]).items():
+        assert site["traces"] == traces_on[name], name
+
+
+def test_the_table_lists_sites_by_time_lost_with_help_lines(planted: dict[str, Any]) -> None:
+    text = planted["on"]["stdout"]
+    assert "jitcheck recompiles" in text
+    table = text[text.index("jitcheck recompiles") :]
+    rows = [line.split()[0] for line in table.splitlines() if line.startswith("test_planted.py:")]
+    user = [s for s in planted["records"]["sites"] if not s["internal"]]
+    assert rows == [f"test_planted.py:{s['line']}:{s['column']}" for s in user]  # the JSON's order ...
+    lost = [s["lost_seconds"] for s in user]
+    assert lost == sorted(lost, reverse=True)  # ... by time lost
+    assert all(s["lost_seconds"] > 0 for s in user if s["avoidable_compiles"])
+    for code in ("JC101", "JC102", "JC104", "JC105"):
+        assert f"help: {code} (" in table
+    assert "jitcheck recompiles" not in planted["off"]["stdout"]
+
+
+def test_json_records_each_trace_with_its_fingerprint(planted: dict[str, Any]) -> None:
+    records = planted["records"]
+    assert records["version"] == 1
+    closures = [t for t in records["traces"] if t["function"].endswith("closure_step")]
+    assert len(closures) == 3
+    assert len({t["fingerprint"] for t in closures}) == 1  # one program ...
+    assert len({t["constants"] for t in closures}) == 3  # ... with three constants baked in
+    assert [t["avoidable"] for t in closures] == [False, True, True]
+    assert closures[1]["repeats"] == closures[0]["index"]
+    structural = [t for t in records["traces"] if t["function"].endswith("structural_step")]
+    assert len({t["fingerprint"] for t in structural}) == 3
+    nested = [t for t in records["traces"] if t["function"] == "nested_inner"]
+    assert [t["nested"] for t in nested] == [True] and nested[0]["compiles"] == 0
+
+
+def test_off_by_default_nothing_is_hooked() -> None:
+    from jax._src import pjit
+
+    from jitcheck.debug import recompiles
+
+    assert not recompiles.recording()
+    assert pjit._trace_for_jit.__module__ == "jax._src.pjit"
+    assert pjit._cpp_pjit.__module__ == "jax._src.pjit"
+
+
+def test_json_into_a_missing_folder_is_refused(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    (tmp_path / "test_x.py").write_text("def test_x():\n    pass\n")
+    target = tmp_path / "missing" / "r.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", f"--jitcheck-recompiles-json={target}", "test_x.py"],
+        cwd=tmp_path, env=subprocess_env, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert "--jitcheck-recompiles-json" in result.stderr and "does not exist" in result.stderr
+
+
+SCRIPT = """
+import jax, jax.numpy as jnp
+
+def make(t):
+    def scaled(x):
+        return x * t
+    return scaled
+
+for t in (1.0, 2.0):
+    jax.jit(make(t))(jnp.ones(2))
+"""
+
+
+def test_run_records_a_script(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    target = tmp_path / "r.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "jitcheck.debug", "run", "--recompiles-json", str(target), str(script)],
+        cwd=tmp_path, env=subprocess_env, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "JC105" in result.stderr
+    (site,) = [s for s in json.loads(target.read_text())["sites"] if not s["internal"]]
+    assert (site["line"], site["compiles"], site["avoidable_compiles"], site["cause"]) == (10, 2, 1, "constants")
