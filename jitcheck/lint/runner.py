@@ -13,9 +13,10 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import itertools
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -140,8 +141,48 @@ class _Plan:
     """Each file's part of its cache key that digests the summaries of the modules it imports."""
 
 
-def _plan(sources: list[Source], config: Config, options: Options, cache: Cache, report: Report) -> _Plan:
-    """Read every file; answer from the cache what it can; the rest becomes work for the checking step."""
+def _rest_of_project(paths: Sequence[Path], config: Config, cwd: Path, have: set[Path]) -> Iterator[tuple[Path, str, bytes]]:
+    """The project's other Python files, for the index only: what ``jitcheck src/`` from the project root reads
+    (as the editor does), when the paths given do not cover the pyproject.toml folder (single files from
+    pre-commit, one subfolder). Summaries come from the index cache by content, so a file unchanged since an
+    earlier run costs a read and a digest. Nothing is read without a pyproject.toml: the root is then a guess."""
+    if not paths:
+        return
+    first = (cwd / paths[0]) if not paths[0].is_absolute() else paths[0]
+    found = config.source or _nearest_pyproject(first.resolve())
+    if found is None:
+        return
+    root = found.parent.resolve()
+    if any(root.is_relative_to(((cwd / p) if not p.is_absolute() else p).resolve()) for p in paths):
+        return  # the run walks the whole project already
+    for source in discover([root], config, root):
+        path = source.path.resolve()
+        if source.problem is not None or source.is_notebook or path.suffix == ".pyi" or path in have:
+            continue
+        try:
+            if path.stat().st_size > config.max_file_size:
+                continue
+            data = path.read_bytes()
+        except OSError:
+            continue
+        yield path, digest(data, package_init=path.name == "__init__.py"), data
+
+
+def _nearest_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above ``start`` (a project's root, with or without a [tool.jitcheck])."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _plan(sources: list[Source], config: Config, options: Options, cache: Cache, report: Report,
+          rest: Iterable[tuple[Path, str, bytes]] = ()) -> _Plan:
+    """Read every file; answer from the cache what it can; the rest becomes work for the checking step.
+
+    ``rest``: the project's other files, read for the project index only.
+    """
     plan = _Plan(sources, {}, {}, {}, [])
     read: list[tuple[int, Source, bytes, str]] = []
     for index, source in enumerate(sources):
@@ -170,7 +211,7 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
     index_file = config.cache_dir / "index" / f"{config.fingerprint()}.json" if options.use_cache and config.cache_dir else None
     # A stub describes a module, it is none (its `def f(): ...` would stand in for the real one's facts).
     modules_read = [(i, s, d, k) for i, s, d, k in read if not s.is_notebook and s.path.suffix != ".pyi"]
-    plan.project = build_index(((s.path.resolve(), k, d) for _, s, d, k in modules_read), index_file)
+    plan.project = build_index(itertools.chain(((s.path.resolve(), k, d) for _, s, d, k in modules_read), rest), index_file)
     packages: dict[Path, bool] = {}
     modules = {i: module_name_cached(s.path.resolve(), packages) for i, s, _, _ in modules_read}
     depends = plan.project.dependency_keys()
@@ -247,7 +288,8 @@ def run(paths: Sequence[Path], config: Config, options: Options, cwd: Path) -> R
     sources: list[Source] = list(discover(paths, config, cwd))
     cache = Cache(config.cache_dir if options.use_cache else None, config.fingerprint())
     report = Report([])
-    plan = _plan(sources, config, options, cache, report)
+    have = {s.path.resolve() for s in sources if s.problem is None}
+    plan = _plan(sources, config, options, cache, report, _rest_of_project(paths, config, cwd, have))
     if options.fix is not None and not options.diff:
         sweep({s.path.resolve().parent for s in sources if s.problem is None and s.path.exists()})
     if plan.work:

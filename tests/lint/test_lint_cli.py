@@ -353,3 +353,26 @@ def test_pre_commit_hook_definition(repo_root: Path) -> None:
     assert by_id["jitcheck"]["entry"] == "jitcheck" and by_id["jitcheck"]["language"] == "python"
     assert by_id["jitcheck-fix"]["entry"] == "jitcheck --fix"
     assert all(hook["types_or"] == ["python"] for hook in hooks)
+
+
+def test_a_single_file_is_judged_with_its_projects_index_as_the_folder_and_the_editor_do(tmp_path: Path) -> None:
+    """pre-commit passes only the staged files: `jitcheck pkg/b.py` reports what `jitcheck pkg/` reports in b.py."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')  # a project root, no [tool.jitcheck]
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("import jax\n\n\ndef f(x, k):\n    return x * k\n\n\nstep = jax.jit(f, static_argnums=1)\n")
+    (tmp_path / "pkg" / "b.py").write_text("from pkg.a import step\n\n\ndef run(x):\n    return step(x, [1, 2])\n")
+
+    def jitcheck(*args: str, cwd: Path = tmp_path) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "jitcheck", *args], cwd=cwd,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode in (0, 1), done.stdout + done.stderr
+        return [line for line in done.stdout.splitlines() if "JC" in line]
+
+    folder = [line for line in jitcheck("pkg/") if line.startswith("pkg/b.py")]
+    assert len(folder) == 1 and "JC202" in folder[0]
+    assert jitcheck("pkg/b.py") == folder
+    kept = [json.loads(f.read_text()) for f in tmp_path.glob("**/.jitcheck_cache/index/*.json")]
+    assert any('"jit": {"nums": [1]' in json.dumps(entries) for entries in kept), kept  # a.py's summary kept for the next run
+    assert jitcheck("pkg/b.py", "--no-cache") == folder
+    assert jitcheck("b.py", cwd=tmp_path / "pkg") == [line.removeprefix("pkg/") for line in folder]
