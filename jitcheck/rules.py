@@ -722,16 +722,23 @@ state.reset(jnp.zeros((4,)))         # outside any trace: the next call re-trace
 STATE_FROM_TRACE = _rule(
     "JC603",
     "state-created-in-trace",
-    "A State created inside a trace read after it",
-    message="State {state} was created inside the trace of {function} and holds no concrete value outside it",
-    help="create the State outside the traced function and read or write it inside",
+    "A State created inside a traced function",
+    message="State {state} was created inside the trace of {function}: a trace runs once per cache key, not once per call, "
+    "so later calls would not create it again, and a value computed in the trace cannot leave it",
+    help="create the State outside the traced function (at module level, or where the model is built) and read or write "
+    "it inside; or return the value from the function and carry it out as a new State after the call: "
+    "`y = sf(x); cache = State(y)`",
     why="""
-A State created while a function is traced holds a tracer; after the trace that
-tracer is dead, and using it raises a leaked-tracer error far from the cause.
+A traced function runs once per cache key; the compiled program runs at every call.
+A State created while the function is traced (lazy initialisation) is created once,
+its value computed by tracers that die with the trace: later calls neither create it
+again nor update it, so the program returns what the first call computed, and the
+State itself holds a dead tracer.
 """,
     example="""
 def step(x):
-    cache = State(jnp.zeros(3))
+    if "cache" not in holder:
+        holder["cache"] = State(jnp.zeros(3))
     ...
 """,
     fixed="""
@@ -747,8 +754,8 @@ def step(x):
 TRACER_IN_STATE = _rule(
     "JC604",
     "tracer-in-state",
-    "A tracer stored in a State outside a StatefulFunction trace",
-    message="State {state} would hold a tracer of {transformation}: {where}, and the tracer dies with that transformation",
+    "A State written where no StatefulFunction trace collects the write",
+    message="State {state} is written under {transformation}: {where}",
     help="{fix}",
     why="""
 A StatefulFunction collects the values its function writes to states and hands
@@ -757,7 +764,10 @@ them back as concrete arrays after the call. Under any other transformation
 `jax.jit`, `scan` or `cond` a StatefulFunction using States is refused first, JC605)
 nothing collects them: the State would keep a tracer that is dead as soon as the
 transformation returns, and the next read fails far from the cause (or, worse,
-the tracer leaks into a cache).
+the tracer leaks into a cache). Inside a StatefulFunction, a State written in a
+`lax.cond` branch, a `lax.scan` or `lax.while_loop` body (or a nested `jax.jit`) is
+refused whatever the value: jax traces the body once, runs it zero times or many,
+and the write would be made once, at trace time, even for a branch never taken.
 """,
     example="""
 counter = State(jnp.zeros(()))
@@ -782,9 +792,8 @@ new_values, y = sf.jaxpr_call([counter.value], x)
 STATE_UNDER_STAGING = _rule(
     "JC605",
     "state-under-staging",
-    "A StatefulFunction that uses States called under a plain jax.jit, scan or cond",
-    message="State {state} is used by `{function}` called under {transformation}: the staged program would keep "
-    "the value the State has now as a constant, and jax reuses that program after the State changes",
+    "A State used under a plain jax.jit, scan or cond",
+    message="State {state} is {use} under {transformation}: {effect}",
     help="{fix}",
     why="""
 `jax.jit`, `jax.pmap`, `lax.scan`, `lax.cond`, `lax.while_loop`, `jax.checkpoint`
@@ -792,9 +801,11 @@ and `jax.make_jaxpr` stage their function out into a program that jax caches by
 the function and its arguments' shapes. A State read while such a program is
 traced is not one of its arguments: its current value is baked into the program
 as a constant, and the next call reuses the cached program with the old value, a
-silent wrong result. A StatefulFunction therefore refuses to run under a staging
-transformation that does not collect its States (eager `jax.grad` and `jax.vmap`
-read the States afresh at every call, and are allowed).
+silent wrong result; a State written there is written once, while jax traces, and
+never when the program runs again. A State read or written, and a StatefulFunction
+using States called, under a staging transformation that does not collect the
+States is therefore refused (eager `jax.grad` and `jax.vmap` read the States afresh
+at every call, and are allowed).
 """,
     example="""
 w = State(jnp.ones(3))

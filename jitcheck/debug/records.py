@@ -21,6 +21,7 @@ from typing import Any
 import jax
 import jax.tree_util
 
+from jitcheck.core.context import trace_context
 from jitcheck.core.graphs import CallableGraph
 from jitcheck.core.traced import GraphWithValues, Traced, shape_of
 from jitcheck.core.violations import Refused
@@ -202,13 +203,14 @@ def _remember(store: collections.OrderedDict[Any, Any], key: Any, value: Any, li
 
 
 def values_key(valued: GraphWithValues[Any, Any]) -> Hashable | None:
-    """The graph and the shapes its values give it: equal keys trace alike (None when a value does not hash)."""
+    """The graph, the shapes its values give it and jax's configuration: equal keys trace alike
+    (None when a value does not hash)."""
     try:
         parts = []
         for place, value in valued.values.items():
             leaves, tree = jax.tree_util.tree_flatten(shape_of(value))
             parts.append((place, tree, tuple((type(leaf), leaf) for leaf in leaves)))
-        key = (_identity(valued.graph), tuple(parts))
+        key = (_identity(valued.graph), tuple(parts), trace_context())  # a trace is jax's under this configuration
         hash(key)
     except TypeError:
         return None

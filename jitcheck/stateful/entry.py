@@ -9,6 +9,10 @@ when a state's shape or dtype changed since the trace (`State.reset`, or replace
 out of band), jax re-traces the program, and the program's first act is to compare
 its inputs with the trace's and raise `Stale`: the entry is traced again, never run
 with the wrong shapes. A weak-type-only difference is cast away, not re-traced.
+jax's dispatch also keys the program on jax's configuration (its trace context:
+x64, dtype promotion, matmul precision, ...); under another configuration than the
+entry's trace the program raises `Stale` the same way, so the hit path pays nothing
+to keep the configuration in the key.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 import jax
 import jax.extend.core as jex
 
+from jitcheck.core.context import describe_change, trace_context
 from jitcheck.stateful.jaxinternals import Tracer
 from jitcheck.stateful.recording import Record
 from jitcheck.stateful.state import State
@@ -82,6 +87,8 @@ class Entry:
     """``(State, result index)`` of each written State when each holds one array, else empty."""
     cacheable: bool
     """False when the jaxpr closed over a tracer of an enclosing transformation."""
+    context: tuple[Any, ...]
+    """jax's trace context (its configuration) when the entry was traced."""
     program: Callable[..., Any]
     """The compiled program (after the first call; before it, the function that compiles it)."""
     _public: Any = None
@@ -129,13 +136,16 @@ class Entry:
         return structure(self.out_shapes())
 
 
-def _program(closed: Any, name: str) -> Callable[..., tuple[Any, ...]]:
-    """The evaluation of ``closed`` that checks its inputs' shapes and dtypes first."""
+def _program(closed: Any, name: str, context: tuple[Any, ...]) -> Callable[..., tuple[Any, ...]]:
+    """The evaluation of ``closed`` that checks jax's configuration and its inputs' shapes and dtypes first."""
     evaluate = jex.jaxpr_as_fun(closed)
     expected = tuple(closed.in_avals)
     count = len(expected)
 
     def run(*flat: Any) -> tuple[Any, ...]:
+        now = trace_context()
+        if now != context:
+            raise Stale(-1, None, f"another configuration ({describe_change(context, now)})")
         if len(flat) != count:
             raise Stale(-1, None, f"{len(flat)} inputs where it takes {count}")
         fitted = []
@@ -187,6 +197,7 @@ def build(
     record: Record,
     n_args: int,
     state_returns: tuple[str, ...],
+    context: tuple[Any, ...],
 ) -> Entry:
     """An entry from a finished trace whose outputs are ``(output, [each written state's value])``."""
     n_out = result_tree.num_leaves
@@ -201,7 +212,7 @@ def build(
             out_offset += count
 
     cacheable = not any(isinstance(const, Tracer) for const in closed.consts)
-    run = _program(closed, name)
+    run = _program(closed, name, context)
     plain_states = all(tree is _LEAF for tree, _ in trees_and_counts)
     plain_writes = all(w.tree is _LEAF for w in written)
     entry = Entry(
@@ -220,6 +231,7 @@ def build(
         written=tuple(written),
         write_pairs=tuple((w.state, w.start) for w in written) if plain_writes else (),
         cacheable=cacheable,
+        context=context,
         program=run,
     )
     if cacheable:

@@ -17,6 +17,7 @@ from typing import Any, Literal, overload
 import jax
 
 from jitcheck import rules
+from jitcheck.core.context import trace_context
 from jitcheck.core.events import ArgumentKey, aval_key, notify_trace
 from jitcheck.core.keys import describe
 from jitcheck.stateful import entry as entries
@@ -125,6 +126,8 @@ class StatefulFunction:
         self.cache_type = cache_type
         self._plain = self._spec.plain
         self._cache: BoundedCache[Entry] = BoundedCache(maxsize)
+        self._elsewhere: BoundedCache[Entry] = BoundedCache(maxsize)
+        """Entries traced under another jax configuration, by (key, trace context): a switch back finds them."""
         self._slots, self._clock = self._cache.hit_path()
         self._lock = threading.RLock()
         self._traces = 0
@@ -208,7 +211,10 @@ class StatefulFunction:
         return current.states
 
     def _is_stale(self, entry: Entry) -> bool:
-        """True when some State no longer has the structure, shapes or dtypes the entry traced."""
+        """True when jax's configuration changed since the entry's trace, or some State no longer
+        has the structure, shapes or dtypes the entry traced."""
+        if entry.context != trace_context():
+            return True
         frame = _CURRENT.get()
         for state, avals in zip(entry.record.states, entry.record.avals):
             value = frame.peek(state) if frame is not None else state._concrete()
@@ -232,12 +238,20 @@ class StatefulFunction:
             current = self._cache.peek(key)
             if current is not None and current is not stale and not self._is_stale(current):
                 return current
-            fresh = self._trace(split)
+            context = trace_context()
+            if current is not None and current.context != context:
+                self._elsewhere.put((key, current.context), current)
+            kept = self._elsewhere.peek((key, context))
+            if kept is not None and not self._is_stale(kept):
+                self._cache.put(key, kept)
+                return kept
+            fresh = self._trace(split, context)
             if fresh.cacheable:
                 self._cache.put(key, fresh)
             return fresh
 
-    def _trace(self, split: Split) -> Entry:
+    def _trace(self, split: Split, context: tuple[Any, ...]) -> Entry:
+        """Trace the function at ``split``'s arguments; ``context``: jax's configuration now (the entry's key)."""
         parent = _CURRENT.get()
         fun = self.fun
         owner = self.name
@@ -264,7 +278,7 @@ class StatefulFunction:
         closed = jax.make_jaxpr(traced, axis_env=self.axis_env)(dynamic_args, dynamic_kwargs)
         record, out_tree = found[0]
         n_args = len(closed.in_avals) - sum(len(jax.tree_util.tree_leaves(avals)) for avals in record.avals)
-        fresh = entries.build(self.name, closed, out_tree, record, n_args, self.state_returns)
+        fresh = entries.build(self.name, closed, out_tree, record, n_args, self.state_returns, context)
         self._traces += 1
         # Counted under the function it wraps, so a StatefulFunction rebuilt per call is seen retracing.
         notify_trace(self, self.name, lambda: self._spec.trace_arguments(split) + _state_arguments(record), wraps=fun)
@@ -350,6 +364,7 @@ class StatefulFunction:
     def clear_cache(self) -> None:
         """Forget every trace."""
         self._cache.clear()
+        self._elsewhere.clear()
 
     def cache_info(self) -> dict[str, int]:
         """``size`` and ``maxsize`` of the cache, and ``traces``: how often the function was traced."""
@@ -548,8 +563,10 @@ class StatefulFunction:
                     rules.STATE_UNDER_STAGING,
                     f"State {state.label}",
                     state=state.label,
-                    function=self.name,
+                    use=f"used by `{self.name}` called",
                     transformation=transformation,
+                    effect="the staged program would keep the value the State has now as a constant, and jax "
+                    "reuses that program after the State changes",
                     fix=fix,
                 )
                 for state in states

@@ -72,6 +72,21 @@ def staging_trace() -> Any | None:
     return None
 
 
+def staged_inside(outer: Any) -> Any | None:
+    """The innermost staging trace in effect now that is nested inside the trace ``outer``, or None.
+
+    Inside a StatefulFunction's trace, such a trace is a body jax stages out on its
+    own (a ``cond`` branch, a ``scan`` or ``while_loop`` body, a nested ``jax.jit``);
+    eager transformations in between (``grad``, ``vmap``) are walked through.
+    """
+    trace = _core.trace_ctx.trace
+    while trace is not None and trace is not outer:
+        if type(trace).__name__ == _STAGING:
+            return trace
+        trace = getattr(trace, "parent_trace", None)
+    return None
+
+
 _STAGED_FOR = {
     "jit": "jax.jit",
     "pjit": "jax.jit",

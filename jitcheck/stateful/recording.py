@@ -13,20 +13,19 @@ them in the outer frame, so the inner function's states surface in the outer one
 
 from __future__ import annotations
 
-import contextvars
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import jax
 
+from jitcheck import rules
 from jitcheck.stateful import jaxinternals, values
-from jitcheck.stateful.values import has_tracer, strong_aval
+from jitcheck.stateful.current import CURRENT, current
+from jitcheck.stateful.errors import TracerInState, found
+from jitcheck.stateful.values import strong_aval
 
 if TYPE_CHECKING:
     from jitcheck.stateful.state import State
-
-CURRENT: contextvars.ContextVar[Frame | None] = contextvars.ContextVar("jitcheck_state_frame", default=None)
-"""The recording in effect in this thread (None outside any StatefulFunction trace)."""
 
 _MISSING: Any = object()
 
@@ -48,7 +47,7 @@ class Record:
 class Frame:
     """One trace in progress: the values of the states it has used so far, by State."""
 
-    __slots__ = ("owner", "trace", "parent", "values", "order", "written", "created", "avals")
+    __slots__ = ("owner", "trace", "parent", "values", "order", "written", "avals")
 
     def __init__(self, owner: str, trace: Any, parent: Frame | None) -> None:
         self.owner = owner
@@ -57,7 +56,6 @@ class Frame:
         self.values: dict[State, Any] = {}
         self.order: list[State] = []
         self.written: set[State] = set()
-        self.created: list[State] = []
         self.avals: dict[State, Any] = {}
 
     def peek(self, state: State) -> Any:
@@ -77,7 +75,11 @@ class Frame:
         return value
 
     def write(self, state: State, value: Any) -> None:
-        """Set ``state``'s value in this trace (same structure, shapes and dtypes)."""
+        """Set ``state``'s value in this trace (same structure, shapes and dtypes).
+
+        Refused (JC604) inside a body jax stages out on its own, nested in this trace.
+        """
+        self._refuse_nested_body(state)
         old = self.values.get(state, _MISSING)
         if old is _MISSING:
             old = self._admit(state)
@@ -86,10 +88,28 @@ class Frame:
         if state in self.avals:
             self.written.add(state)
 
-    def adopt(self, state: State, value: Any) -> None:
-        """Record a State created during this trace: it is not an input, and lives in the frame."""
-        self.values[state] = value
-        self.created.append(state)
+    def _refuse_nested_body(self, state: State) -> None:
+        """Refuse a write inside a ``cond`` branch, a ``scan``/``while_loop`` body or a nested ``jax.jit``."""
+        body = jaxinternals.staged_inside(self.trace)
+        if body is None:
+            return
+        transformation = jaxinternals.staged_for(body)
+        raise TracerInState(
+            f"State {state.label}",
+            [
+                found(
+                    rules.TRACER_IN_STATE,
+                    f"State {state.label}",
+                    state=state.label,
+                    transformation=transformation,
+                    where=f"it was written inside a body nested in the trace of `{self.owner}`, which jax may run "
+                    "zero times or many (a branch not taken, a scan of length 0, a while loop that never runs) "
+                    "while the write would be made once, as jax traces the body, whatever the value written",
+                    fix="carry the value out of the body (return it from the branch, or in the loop's carry) and "
+                    "write the State after the cond, scan or while_loop",
+                )
+            ],
+        )
 
     def _refuse_escaping(self, state: State, value: Any) -> None:
         """Refuse a tracer of a transformation nested in this trace (it dies before the trace ends)."""
@@ -131,24 +151,10 @@ class Frame:
         )
 
     def close(self) -> None:
-        """End the trace: settle the states created in it, and drop every tracer this frame holds.
-
-        A created State keeps its final value when that is concrete; one left holding
-        a tracer is marked as created under this trace, so reading it raises a clear
-        error (JC603) instead of returning a dead tracer.
-        """
-        for state in self.created:
-            final = self.values.get(state, _MISSING)
-            if final is _MISSING or has_tracer(final):
-                state._created_under(self.owner, done=True)
-            else:
-                state._settle(final)
+        """End the trace: drop every tracer this frame holds."""
         self.values.clear()
         self.avals.clear()
-        self.created.clear()
         self.trace = None
 
 
-def current() -> Frame | None:
-    """The recording in effect in this thread, or None."""
-    return CURRENT.get()
+__all__ = ["CURRENT", "Frame", "Record", "current"]

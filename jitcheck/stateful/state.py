@@ -4,7 +4,10 @@ Outside any trace a State is a plain box: ``state.value`` reads it, ``state.valu
 writes a value of the same structure, shapes and dtypes (anything else is refused,
 JC602), and :meth:`State.reset` changes its shape or dtype on purpose. Inside a
 StatefulFunction trace, reads and writes go to that trace's record instead (see
-:mod:`jitcheck.stateful.recording`), so the State itself never holds a tracer.
+:mod:`jitcheck.stateful.recording`), so the State itself never holds a tracer. Under a
+staging transformation that no StatefulFunction owns (a plain ``jax.jit``, ``scan``,
+``cond``), a read or write would be baked into a cached program: it is refused
+(JC605), and so is creating a State inside any trace (JC603).
 """
 
 from __future__ import annotations
@@ -12,19 +15,25 @@ from __future__ import annotations
 from typing import Any
 
 from jitcheck import rules
-from jitcheck.stateful import recording
-from jitcheck.stateful.errors import StateFromTrace, found
+from jitcheck.stateful import jaxinternals
+from jitcheck.stateful.current import CURRENT
+from jitcheck.stateful.errors import StateFromTrace, StateUnderStaging, found
 from jitcheck.stateful.values import admit, conform, describe, has_tracer, refuse_tracer
 
+_UNSET: Any = object()
+_TRACE_CONTEXT = jaxinternals.TRACE_CONTEXT
+_EvalTrace = jaxinternals.EvalTrace
 
-class _CreatedUnder:
-    """The value of a State created inside a trace that ended with a tracer in it."""
-
-    __slots__ = ("owner", "done")
-
-    def __init__(self, owner: str, done: bool) -> None:
-        self.owner = owner
-        self.done = done
+_BAKED_IN = (
+    "the staged program would keep the value the State has now as a constant, and jax reuses that program "
+    "after the State changes"
+)
+_WRITTEN_ONCE = "the write is made once, while jax traces the function, and never when the compiled program runs again"
+_FIX = (
+    "read the State outside the transformed function and pass its value in as an argument (`f(x, w.value)`), "
+    "returning a new value to write after the call; or wrap the function in jitcheck.StatefulFunction instead "
+    "of the plain transformation (it compiles it too, and passes every State in and out at each call)"
+)
 
 
 class State:
@@ -35,7 +44,9 @@ class State:
     dtype when jax would promote it so). Inside a function wrapped in
     `StatefulFunction` the reads and writes are recorded: the states read become
     inputs of the traced jaxpr and the states written become outputs. States compare
-    and hash by identity, so a State may be a static argument.
+    and hash by identity, so a State may be a static argument of a StatefulFunction
+    (never a node setting: there nothing records its reads). Create States outside
+    any traced function.
     """
 
     __slots__ = ("_value", "name", "__weakref__")
@@ -45,13 +56,15 @@ class State:
 
     def __init__(self, value: Any, name: str | None = None) -> None:
         self.name = name
-        frame = recording.current()
-        if frame is None:
-            refuse_tracer(self.label, value, "it was created with a tracer value outside any StatefulFunction trace")
-            self._value = admit(value, self.label)
-        else:
-            self._value = _CreatedUnder(frame.owner, done=False)
-            frame.adopt(self, admit(value, self.label))
+        frame = CURRENT.get()
+        if frame is not None:
+            raise self._created_in_trace(f"`{frame.owner}`")
+        if type(_TRACE_CONTEXT.trace) is not _EvalTrace:
+            staging = jaxinternals.staging_trace()
+            if staging is not None:
+                raise self._created_in_trace(jaxinternals.staged_for(staging))
+        refuse_tracer(self.label, value, "it was created with a tracer value outside any StatefulFunction trace")
+        self._value = admit(value, self.label)
 
     @property
     def label(self) -> str:
@@ -61,22 +74,23 @@ class State:
     @property
     def value(self) -> Any:
         """The current value (inside a StatefulFunction trace: the trace's value)."""
-        frame = recording.CURRENT.get()
+        frame = CURRENT.get()
         if frame is not None:
             return frame.read(self)
-        value = self._value
-        if type(value) is _CreatedUnder:
-            raise self._created_error(value)
-        return value
+        if type(_TRACE_CONTEXT.trace) is not _EvalTrace:
+            self._refuse_under_staging("read", _BAKED_IN)
+        return self._value
 
     @value.setter
     def value(self, new: Any) -> None:
-        frame = recording.CURRENT.get()
+        frame = CURRENT.get()
         if frame is not None:
             frame.write(self, new)
             return
+        if type(_TRACE_CONTEXT.trace) is not _EvalTrace:
+            self._refuse_under_staging("written", _WRITTEN_ONCE)
         refuse_tracer(self.label, new, "it was written outside any StatefulFunction trace")
-        self._value = conform(self.label, self._concrete(), new)
+        self._value = conform(self.label, self._value, new)
 
     def reset(self, value: Any) -> None:
         """Replace the value with one of any structure, shape or dtype, on purpose.
@@ -84,31 +98,43 @@ class State:
         Only outside a trace. A StatefulFunction that traced with the old shape sees
         the change before it reuses that trace, and traces again.
         """
-        frame = recording.CURRENT.get()
+        frame = CURRENT.get()
         if frame is not None:
             raise RuntimeError(
                 f"State {self.label}.reset() was called while `{frame.owner}` is being traced; reset changes "
                 "a State's shape or dtype, which a trace cannot do. Call reset outside the traced function "
                 "(or write a value of the same shape and dtype with `state.value = ...`)"
             )
+        if type(_TRACE_CONTEXT.trace) is not _EvalTrace:
+            self._refuse_under_staging("reset", _WRITTEN_ONCE)
         refuse_tracer(self.label, value, "it was reset outside any StatefulFunction trace")
         self._value = admit(value, self.label)
 
     def _concrete(self) -> Any:
-        """The value outside any trace; raises `StateFromTrace` (JC603) for a State a trace created."""
-        value = self._value
-        if type(value) is _CreatedUnder:
-            raise self._created_error(value)
-        return value
+        """The value outside any trace, as it is (the StatefulFunction's own reads)."""
+        return self._value
 
-    def _created_under(self, owner: str, *, done: bool) -> None:
-        self._value = _CreatedUnder(owner, done)
+    def _refuse_under_staging(self, use: str, effect: str) -> None:
+        """Raise `StateUnderStaging` (JC605) when a staging transformation no StatefulFunction owns is tracing."""
+        staging = jaxinternals.staging_trace()
+        if staging is None:
+            return  # eager grad, vmap, jvp: the State is read afresh at every call
+        raise StateUnderStaging(
+            f"State {self.label}",
+            [
+                found(
+                    rules.STATE_UNDER_STAGING,
+                    f"State {self.label}",
+                    state=self.label,
+                    use=use,
+                    transformation=jaxinternals.staged_for(staging),
+                    effect=effect,
+                    fix=_FIX,
+                )
+            ],
+        )
 
-    def _settle(self, value: Any) -> None:
-        self._value = value
-
-    def _created_error(self, marker: _CreatedUnder) -> StateFromTrace:
-        function = f"`{marker.owner}`" + ("" if marker.done else " (still in progress)")
+    def _created_in_trace(self, function: str) -> StateFromTrace:
         return StateFromTrace(
             f"State {self.label}",
             [found(rules.STATE_FROM_TRACE, f"State {self.label}", state=self.label, function=function)],
@@ -121,12 +147,7 @@ class State:
         return id(self)
 
     def __repr__(self) -> str:
-        value = self._value
-        if type(value) is _CreatedUnder:
-            shown = f"<created under the trace of {value.owner}>"
-        elif has_tracer(value):
-            shown = "<tracer>"
-        else:
-            shown = describe(value)
+        value = getattr(self, "_value", _UNSET)
+        shown = "<refused>" if value is _UNSET else "<tracer>" if has_tracer(value) else describe(value)
         name = f"{self.name!r}, " if self.name is not None else ""
         return f"State({name}{shown})"

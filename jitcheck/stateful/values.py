@@ -170,7 +170,7 @@ def refuse_tracer(state: str, value: Any, where: str, transformation: str = "a j
                     f"State {state}",
                     state=state,
                     transformation=transformation,
-                    where=where,
+                    where=f"{where}, so it would hold a tracer that dies with that transformation",
                     fix="write states inside a function wrapped in jitcheck.StatefulFunction (it collects "
                     "the writes), or thread the value through the transformation as an argument and result",
                 )

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jitcheck.stateful import State, StateShapeError, TracerInState
+from jitcheck.stateful import State, StatefulError, StateShapeError, TracerInState
 
 
 def test_a_write_of_the_same_shape_and_dtype_replaces_the_value() -> None:
@@ -109,7 +109,13 @@ def test_a_tracer_written_outside_a_stateful_trace_is_refused() -> None:
 
     for body in (write, create, reset):
         with pytest.raises(TracerInState) as raised:
-            jax.jit(body)(jnp.ones(3))
+            jax.vmap(body)(jnp.ones((2, 3)))  # eager: the value written is a tracer of vmap
         assert raised.value.codes == ("JC604",)
         assert "StatefulFunction" in str(raised.value)
+    # under a staging transformation the use itself is refused, whatever the value
+    for body, code in ((write, "JC605"), (create, "JC603"), (reset, "JC605")):
+        with pytest.raises(StatefulError) as refused:
+            jax.jit(body)(jnp.ones(3))
+        assert refused.value.codes == (code,)
+        assert "StatefulFunction" in str(refused.value) or "outside" in str(refused.value)
     np.testing.assert_array_equal(state.value, np.zeros(3))

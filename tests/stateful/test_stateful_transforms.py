@@ -170,7 +170,8 @@ def test_axis_env_lets_a_collective_trace_and_run_under_vmap_with_that_axis_name
     np.testing.assert_allclose(out, want)
     np.testing.assert_allclose(out, xs - xs.mean(axis=0) + 10.0)
     np.testing.assert_allclose(jax.vmap(sf, axis_name="batch")(xs), want)  # the call, too
-    assert sf.cache_info()["traces"] == 1
+    # traced at top level, then once more under vmap's axis environment, which jax.jit keys its cache on too
+    assert sf.cache_info()["traces"] == 2
 
 
 def test_jit_of_the_stateful_function_itself_is_refused_even_when_it_only_reads() -> None:
