@@ -830,6 +830,35 @@ outer([s.value for s in sf.get_states()], x)
 )
 
 
+# Stateful layer: a State where a cache key stands for it but nothing records its reads.
+STATE_AS_SETTING = _rule(
+    "JC606",
+    "state-as-setting",
+    "A State used as a node setting or a static argument of a plain jax.jit",
+    message="{subject} used as {position} is a State: the cache key stands for the State object, not its value, "
+    "so the compiled program keeps the value the State had when it was traced",
+    help="hand the State's value in as data (a graph input place, or a traced argument: `values={{'w': w.value}}`), "
+    "or run the code in a jitcheck.StatefulFunction, which records every State it reads (a State may be a static "
+    "argument there)",
+    why="""
+A State is mutable and compares by identity, so a cache key holding it is equal
+after its value changes. A node body or jitted function that reads it outside a
+StatefulFunction trace reads it once, while jax traces, and the compiled program
+keeps that value: after `w.value = ...` the same graph, rebuilt, hits the cache and
+returns the old result.
+""",
+    example="""
+w = State(jnp.ones(2))
+NodeDefinition(scale, ("x",), ("y",), settings={"s": w})
+""",
+    fixed="""
+NodeDefinition(scale, ("x", "s"), ("y",))      # the value is an input place
+graph.jit_call({"x": x, "s": w.value})
+""",
+    layers=(RUNTIME,),
+)
+
+
 # Debug layer (jitcheck.debug): findings made while a package is imported in debug mode.
 
 ANNOTATION_VIOLATION = _rule(

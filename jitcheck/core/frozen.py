@@ -14,7 +14,7 @@ from typing import Any, ClassVar, TypeVar, dataclass_transform, overload
 import jax.tree_util
 
 from jitcheck.core import checking
-from jitcheck.core.keys import compares_strictly, keys_equal, strict_key
+from jitcheck.core.keys import compares_strictly, keyed_by, keys_equal, ordered_key, strict_key
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -68,6 +68,15 @@ class Frozen:
         mine, theirs = self.jitcheck_key(), other.jitcheck_key()
         return mine is theirs or keys_equal(mine, theirs)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields alone: a copy or a pickle leaves the kept key, hash and check results
+        behind, and builds its own from its fields (equal, so it is the same cache key)."""
+        names = _ALL_FIELDS.get(type(self))
+        if names is None:
+            names = _ALL_FIELDS[type(self)] = tuple(f.name for f in dataclasses.fields(self))  # type: ignore[arg-type]
+        kept = self.__dict__
+        return {name: kept[name] for name in names if name in kept}
+
     def __hash__(self) -> int:
         memo: dict[str, Any] = self.__dict__
         cached: int | None = memo.get("_jitcheck_hash")
@@ -82,6 +91,7 @@ class Frozen:
 compares_strictly(Frozen)
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def compared_fields(record: Frozen) -> tuple[Any, ...]:
@@ -226,6 +236,7 @@ def _unflatten(keys: tuple[Any, ...], values: Iterable[Any]) -> OrderedMap[Any, 
 
 
 jax.tree_util.register_pytree_with_keys(OrderedMap, _flatten_with_keys, _unflatten, _flatten)
+keyed_by(OrderedMap, ordered_key)
 
 
 def frozen_map(items: Mapping[K, T] | Iterable[tuple[K, T]] | None) -> OrderedMap[K, T]:

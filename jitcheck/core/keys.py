@@ -206,6 +206,28 @@ def _defines(cls: type, name: str) -> bool:
     return any(name in klass.__dict__ for klass in cls.__mro__ if klass is not object)
 
 
+_WALKERS: tuple[tuple[type, Callable[[Any], Iterator[tuple[str, object]]]], ...] = ()
+"""Classes of jitcheck's own value-compared containers (`ValuePartial`) and how to walk their parts."""
+
+_STATE_HOLDERS: tuple[type, ...] = ()
+"""Mutable classes compared by identity whose value a cache key never sees (`jitcheck.State`)."""
+
+
+def walked_by(cls: type, parts: Callable[[Any], Iterator[tuple[str, object]]]) -> None:
+    """Register how :func:`key_problems` walks an instance of ``cls``: ``parts(value)`` yields
+    ``(path suffix, part)`` pairs. Lets a module above this one (`ValuePartial`) be walked
+    without this module importing it."""
+    global _WALKERS
+    _WALKERS = (*_WALKERS, (cls, parts))
+
+
+def holds_state(cls: type) -> None:
+    """Register ``cls`` as a mutable holder of values (`jitcheck.State`): refused (JC606) in a
+    cache key, where only its identity would be keyed."""
+    global _STATE_HOLDERS
+    _STATE_HOLDERS = (*_STATE_HOLDERS, cls)
+
+
 def _children(value: object) -> Iterator[tuple[str, object]] | None:
     """The parts of a value-compared container, with their path suffixes, or None for a leaf."""
     if isinstance(value, tuple):
@@ -218,18 +240,29 @@ def _children(value: object) -> Iterator[tuple[str, object]] | None:
         return ((f"[{key!r}]", item) for key, item in value.items())
     if isinstance(value, functools.partial):
         return None
-    from jitcheck.core.partial import ValuePartial
-
-    if isinstance(value, ValuePartial):
-        head = [(".func", value.func)]
-        head += [(f".args[{i}]", a) for i, a in enumerate(value.args)]
-        head += [(f".keywords[{k!r}]", v) for k, v in value.keywords.items()]
-        return iter(head)
+    for cls, parts in _WALKERS:
+        if isinstance(value, cls):
+            return parts(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         params = getattr(type(value), "__dataclass_params__", None)
         if params is not None and params.frozen and type(value).__hash__ is not None:
             return ((f".{f.name}", getattr(value, f.name)) for f in dataclasses.fields(value) if f.compare)
     return None
+
+
+def _uncompared(value: object) -> Iterator[tuple[str, object]]:
+    """The fields of a frozen dataclass left out of its equality (``compare=False``), with their paths.
+
+    The key cannot see them, so data in them (an array, a State) would be baked into
+    a program that an equal value built with other data reuses.
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            if not f.compare:
+                yield f".{f.name}", getattr(value, f.name, None)
+
+
+_DATA_RULES = frozenset({rules.ARRAY_STATIC, rules.STATE_AS_SETTING})
 
 
 def key_problems(value: object, path: str, *, callable_position: bool = False) -> Iterator[KeyProblem]:
@@ -250,6 +283,9 @@ def key_problems(value: object, path: str, *, callable_position: bool = False) -
         return
     if isinstance(value, _ATOMS) or isinstance(value, type) or isinstance(value, types.ModuleType):
         return
+    if isinstance(value, _STATE_HOLDERS):
+        yield KeyProblem(path, rules.STATE_AS_SETTING, {"subject": f"`{path}`"})
+        return
     problem = callable_problem(value)
     if problem is not None:
         rule, fields = problem
@@ -266,6 +302,8 @@ def key_problems(value: object, path: str, *, callable_position: bool = False) -
         for suffix, child in children:
             yield from key_problems(child, path + suffix, callable_position=callable_position and first and suffix == ".func")
             first = False
+        for suffix, child in _uncompared(value):
+            yield from (p for p in key_problems(child, path + suffix) if p.rule in _DATA_RULES)
         return
     try:
         hashable = type(value).__hash__ is not None
@@ -296,23 +334,31 @@ def key_problems(value: object, path: str, *, callable_position: bool = False) -
 
 
 class _Tag:
-    """A marker heading the key of a container, so no leaf's key can equal it."""
+    """A marker heading the key of a container, so no leaf's key can equal it.
 
-    __slots__ = ("name",)
+    One object per kind, compared by identity; a copy or a pickle of a key finds the
+    same object again (by its module-level name), so a copied key stays equal.
+    """
 
-    def __init__(self, name: str) -> None:
+    __slots__ = ("name", "global_name")
+
+    def __init__(self, name: str, global_name: str) -> None:
         self.name = name
+        self.global_name = global_name
 
     def __repr__(self) -> str:
         return f"<{self.name}>"
 
+    def __reduce__(self) -> str:
+        return self.global_name
 
-_TUPLE = _Tag("tuple")
-_LIST = _Tag("list")
-_SET = _Tag("set")
-_MAP = _Tag("map")
-_ORDERED = _Tag("ordered")
-_FIELDS = _Tag("fields")
+
+_TUPLE = _Tag("tuple", "_TUPLE")
+_LIST = _Tag("list", "_LIST")
+_SET = _Tag("set", "_SET")
+_MAP = _Tag("map", "_MAP")
+_ORDERED = _Tag("ordered", "_ORDERED")
+_FIELDS = _Tag("fields", "_FIELDS")
 
 
 class ArrayKey:
@@ -368,7 +414,8 @@ def _set(value: Any) -> Any:
     return (_SET, type(value), items)
 
 
-def _ordered(value: Any) -> Any:
+def ordered_key(value: Any) -> Any:
+    """The key of an ordered mapping (`OrderedMap`): its class, then each key and item, in order."""
     parts: list[Any] = [_ORDERED, type(value)]
     for key, item in value.items():
         parts.append(strict_key(key))
@@ -425,11 +472,22 @@ def compares_strictly(cls: type) -> type:
     return cls
 
 
-def _kind_of(cls: type) -> Callable[[Any], Any]:
-    from jitcheck.core.frozen import OrderedMap
+_KEYED_BY: tuple[tuple[type, Callable[[Any], Any]], ...] = ()
+"""Classes keyed by their own rule (`OrderedMap`: its items in order), registered by their modules."""
 
-    if issubclass(cls, OrderedMap):
-        return _ordered
+
+def keyed_by(cls: type, kind: Callable[[Any], Any]) -> None:
+    """Register ``kind`` as the :func:`strict_key` of instances of ``cls`` and its subclasses."""
+    global _KEYED_BY
+    _KEYED_BY = (*_KEYED_BY, (cls, kind))
+    _KINDS.clear()
+    _KINDS.update(_BASE_KINDS)
+
+
+def _kind_of(cls: type) -> Callable[[Any], Any]:
+    for base, kind in _KEYED_BY:
+        if issubclass(cls, base):
+            return kind
     if any(issubclass(cls, base) and getattr(cls, "__eq__") is getattr(base, "__eq__") for base in _STRICT_THEMSELVES):
         return _itself
     if issubclass(cls, (np.ndarray, jax.Array, jax.core.Tracer)):
@@ -531,6 +589,10 @@ __all__ = [
     "compares_strictly",
     "describe",
     "findable",
+    "holds_state",
+    "keyed_by",
+    "ordered_key",
+    "walked_by",
     "is_array",
     "key_problems",
     "keys_equal",

@@ -9,11 +9,11 @@ argument wherever you would write ``functools.partial``.
 from __future__ import annotations
 
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import FunctionType
 from typing import Any, Generic, TypeVar
 
-from jitcheck.core.keys import compares_strictly, keys_equal, strict_key
+from jitcheck.core.keys import compares_strictly, keys_equal, strict_key, walked_by
 
 R = TypeVar("R")
 
@@ -98,6 +98,18 @@ class ValuePartial(Generic[R]):
 
 
 compares_strictly(ValuePartial)
+
+
+def _parts(value: ValuePartial[Any]) -> Iterator[tuple[str, object]]:
+    """The function, then each argument, with their paths (how :func:`key_problems` walks it)."""
+    yield ".func", value.func
+    for i, arg in enumerate(value.args):
+        yield f".args[{i}]", arg
+    for name, arg in value.keywords.items():
+        yield f".keywords[{name!r}]", arg
+
+
+walked_by(ValuePartial, _parts)
 
 
 def _rebuild(func: Callable[..., Any], args: tuple[Any, ...], keywords: dict[str, Any]) -> ValuePartial[Any]:

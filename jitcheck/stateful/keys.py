@@ -307,7 +307,8 @@ class ArgumentSpec:
         statics = [(f"args[{i}]", value) for i, value in split.static_args]
         statics += [(f"kwargs[{k!r}]", value) for k, value in split.static_kwargs or ()]
         for path, value in statics:
-            problems = list(key_problems(value, path))
+            # A State may be a static argument here: the trace records every State it reads.
+            problems = [p for p in key_problems(value, path) if p.rule is not rules.STATE_AS_SETTING]
             for problem in problems:
                 fields = dict(problem.fields)
                 fields.setdefault("subject", f"`{problem.path}`")

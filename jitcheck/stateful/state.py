@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from jitcheck import rules
+from jitcheck.core.keys import holds_state
 from jitcheck.stateful import jaxinternals
 from jitcheck.stateful.current import CURRENT
 from jitcheck.stateful.errors import StateFromTrace, StateUnderStaging, found
@@ -151,3 +152,6 @@ class State:
         shown = "<refused>" if value is _UNSET else "<tracer>" if has_tracer(value) else describe(value)
         name = f"{self.name!r}, " if self.name is not None else ""
         return f"State({name}{shown})"
+
+
+holds_state(State)  # refused in a cache key that cannot see its value (JC606)

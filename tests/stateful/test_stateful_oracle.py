@@ -181,7 +181,7 @@ def test_reads_in_bodies_and_writes_after_them_still_equal_plain_jax() -> None:
     np.testing.assert_array_equal(b.value, jnp.full(3, 5.0))
 
 
-# ---- 3 and 4. node settings that the cache key cannot see ------------------------------
+# ---- 3 and 4. node settings that the cache key cannot see (a State: JC606; an array: JC201) ------------------------------
 
 
 def scale_by_state(x: jax.Array, *, s: State) -> jax.Array:
@@ -192,7 +192,7 @@ def test_a_state_as_a_node_setting_is_refused_at_construction() -> None:
     w = State(jnp.ones(2), name="w")
     with pytest.raises(Refused) as refused:
         JitGraph(NestingGraph({"n": NodeDefinition(scale_by_state, ("x",), ("y",), {"s": w})}))
-    assert "JC206" in codes(refused.value)
+    assert "JC606" in codes(refused.value)
     assert "settings['s']" in str(refused.value)
     assert "State" in str(refused.value)
 
@@ -201,7 +201,8 @@ def test_a_state_inside_a_frozen_setting_is_refused() -> None:
     w = State(jnp.ones(2), name="w")
     with pytest.raises(Refused) as refused:
         JitGraph(NestingGraph({"n": NodeDefinition(scale_by_state, ("x",), ("y",), {"s": (1, w)})}))
-    assert "JC206" in codes(refused.value)
+    assert "JC606" in codes(refused.value)
+    assert "settings['s'][1]" in str(refused.value)
 
 
 def test_a_state_as_a_static_argument_of_a_stateful_function_is_still_allowed() -> None:
