@@ -294,15 +294,6 @@ def subtotals(scores: Sequence[scoring.Score], libraries: Sequence[tuple[str, st
 def report(scores: Sequence[scoring.Score], total: scoring.Score, missed: bool, groups: Sequence[scoring.Score] = ()) -> str:
     """The score table, then every false positive and unjudged finding (and the missed bugs when asked)."""
     lines = [scoring.table(scores, *groups, total), ""]
-    distinct = [label for label in total.bugs if label.distinct]
-    if distinct:
-        found = sum(1 for label in total.found if label.distinct)
-        plain = len(total.bugs) - len(distinct)
-        lines.append(
-            f"Recall on bug sites whose rebuilt callable is the same each time: {len(total.found) - found}/{plain}; "
-            f"on [distinct] ones (a new callable per iteration or call): {found}/{len(distinct)}."
-        )
-        lines.append("")
     for hit, label in total.false_positives:
         lines.append(f"- false positive: {hit.location}: {hit.code} (labelled fine: {label.reason})")
     for hit in total.unjudged:

@@ -20,9 +20,6 @@ VERDICTS = ("bug", "fine")
 NOT_SCORED = frozenset({"JC000"})
 """Codes that say a file could not be checked (it is empty, does not parse): not a claim
 about a cache key, so listed apart and kept out of precision."""
-DISTINCT_TAG = "[distinct]"
-"""Reason prefix of a bug whose rebuilt callable differs each time (a new environment,
-a new lambda per call): each rebuild compiles, but hoisting alone cannot share them."""
 
 
 class LabelError(ValueError):
@@ -45,10 +42,6 @@ class Label:
     @property
     def is_bug(self) -> bool:
         return self.label == "bug"
-
-    @property
-    def distinct(self) -> bool:
-        return self.reason.startswith(DISTINCT_TAG)
 
     def covers(self, path: str, line: int) -> bool:
         return path == self.path and self.line <= line <= self.end_line
