@@ -84,6 +84,7 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
     module_name = module_name or "__module__"
     index = with_module(index, module_name, source)
     hints = index.hints()
+    jit_wrappers = (*jit_wrappers, *(alias for alias, _ in hints.jit_aliases))
     if prefilter and not possible(source, graph_constructors, jit_wrappers, hints=hints):
         return Analysis(module, None, [])
     collector = collect(module, source, graph_constructors, jit_wrappers)

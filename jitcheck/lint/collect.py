@@ -133,6 +133,8 @@ class Collector(cst.CSTVisitor):
         """Module-level classes by name (for string annotations)."""
         self.imported: set[str] = set()
         """The modules and names this file imports, qualified (``chex``, ``jax.numpy``)."""
+        self.walrus_holders: dict[cst.NamedExpr, cst.CSTNode | None] = {}
+        """What holds each ``(f := value)``: a call made of it at once, an argument, a statement."""
         self.needs_scope = False
         self._handlers: dict[type[cst.CSTNode], Callable[[cst.CSTNode], bool]] = {
             cst.FunctionDef: self._function,  # type: ignore[dict-item]
@@ -144,6 +146,7 @@ class Collector(cst.CSTVisitor):
             cst.Call: self._call,  # type: ignore[dict-item]
             cst.Assign: self._assign,  # type: ignore[dict-item]
             cst.AnnAssign: self._ann_assign,  # type: ignore[dict-item]
+            cst.NamedExpr: self._named_expr,  # type: ignore[dict-item]
             cst.Import: self._import,  # type: ignore[dict-item]
             cst.ImportFrom: self._import_from,  # type: ignore[dict-item]
         }
@@ -330,7 +333,7 @@ class Collector(cst.CSTVisitor):
                         self.needs_scope = True
                 elif node.args and (get_full_name_for_node(node.args[0].value) or "").rsplit(".", 1)[-1] in self.jit_spellings:
                     self.needs_scope = True  # partial(jax.jit, static_argnums=...)
-            if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and spelled):  # `f`, `m.f`, `pkg.m.f`
                 if site is None:
                     site = CallSite(node, self.context(), self._holder(), spelled)
                 self.call_of_func[func] = site
@@ -370,6 +373,12 @@ class Collector(cst.CSTVisitor):
     def _assign(self, node: cst.Assign) -> bool:
         for target in node.targets:
             self._record_target(target.target, node.value)
+        return True
+
+    def _named_expr(self, node: cst.NamedExpr) -> bool:
+        """``(f := jax.jit(g))(x)`` binds ``f`` as an assignment does, and is itself used where it stands."""
+        self._record_target(node.target, node.value)
+        self.walrus_holders[node] = self.stack[-2] if len(self.stack) > 1 else None
         return True
 
     def _ann_assign(self, node: cst.AnnAssign) -> bool:

@@ -125,7 +125,7 @@ class Frequency(Resolver):
             expr = decorator.decorator
             target = expr.func if isinstance(expr, cst.Call) else expr
             qualified = self.qnames(target)
-            if any(q in self.jit_wrappers for q in qualified):
+            if self.wrapper_for(target) is not None:
                 return True  # runs only while the outer function is traced
             if isinstance(expr, cst.Call) and self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args \
                     and self.wrapper_for(expr.args[0].value) is not None:
@@ -138,7 +138,8 @@ class Frequency(Resolver):
             return True  # once per object, or once per argument or key (a cache decorator, a hand-written cache)
         return self.runs_once(context, depth)
 
-    def used_here(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, wrapper: names.Wrapper, context: Context) -> bool:
+    def used_here(self, wrapper_call: cst.BaseExpression, parent: cst.CSTNode | None, wrapper: names.Wrapper,
+                  context: Context) -> bool:
         """True when the jitted wrapper built here is used where it is built (so each build compiles).
 
         A wrapper returned or stored (a factory, a constructor) is the caller's to
@@ -148,6 +149,14 @@ class Frequency(Resolver):
         """
         if isinstance(parent, cst.Call) and parent.func is wrapper_call:
             return True
+        if isinstance(parent, cst.NamedExpr) and parent.value is wrapper_call:
+            # `(f := jax.jit(g))(x)`: used where it stands as any expression is, and through the name it binds.
+            holder = self.c.walrus_holders.get(parent)
+            if isinstance(holder, cst.Call) and holder.func is parent or \
+                    self.used_here(parent, holder, wrapper, context):
+                return True
+            target = parent.target
+            return isinstance(target, cst.Name) and self.called_per_build(target, context)
         if isinstance(parent, cst.Attribute) and parent.value is wrapper_call:
             return parent.attr.value in wrapper.tracing_methods
         if isinstance(parent, cst.Arg):

@@ -248,6 +248,7 @@ def summarize_tree(tree: ast.Module) -> Summary:
     classes: dict[str, Any] = {}
     functions: dict[str, Any] = {}
     stars: list[str] = []
+    aliases: dict[str, str] = {}
     for node in _top_level(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -272,12 +273,18 @@ def summarize_tree(tree: ast.Module) -> Summary:
             functions[node.name] = facts
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             value = node.value
+            if isinstance(value, ast.Attribute):
+                dotted = _dotted(value)
+                if dotted is not None:
+                    aliases[node.targets[0].id] = dotted  # `jit = jax.jit`, `ops = backend.ops`: another name for it
             if isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _JIT_LAST and value.args:
                 spec = _jit_spec(ast.Call(func=value.func, args=[], keywords=value.keywords))
                 functions[node.targets[0].id] = {"params": None, "jit": spec or {"nums": [], "names": []}, "stable": True}
     summary: Summary = {"imports": imports, "classes": classes, "functions": functions}
     if stars:
         summary["stars"] = stars
+    if aliases:
+        summary["aliases"] = aliases
     return summary
 
 
@@ -313,6 +320,9 @@ class Hints:
     """Functions (by name) whose every call returns a new function."""
     static_jitted: frozenset[str] = frozenset()
     """Jitted functions (by name) with static arguments."""
+    jit_aliases: tuple[tuple[str, str], ...] = ()
+    """Module-level other names for a jit wrapper (``pkg.backend.jit`` for ``jit = jax.jit`` there), with
+    the wrapper each one names (``jax.jit``)."""
 
 
 class ProjectIndex:
@@ -392,7 +402,15 @@ class ProjectIndex:
                     spec = facts.get("jit")
                     if spec and (spec.get("nums") or spec.get("names")):
                         jitted.add(name)
-            self._hints = Hints(frozenset(factories), frozenset(jitted))
+            from jitcheck.lint.names import JIT_WRAPPERS
+
+            aliases = []
+            for module, summary in self.modules.items():
+                for name in summary.get("aliases", ()):
+                    target = self.canonical(f"{module}.{name}")
+                    if target in JIT_WRAPPERS:
+                        aliases.append((f"{module}.{name}", target))
+            self._hints = Hints(frozenset(factories), frozenset(jitted), tuple(sorted(aliases)))
         return self._hints
 
     # -- modules ----------------------------------------------------------------
@@ -437,15 +455,40 @@ class ProjectIndex:
             return self.lookup(f"{star}.{name}", depth + 1)
         return None
 
-    def _star_source(self, module: str, summary: Summary, name: str) -> str | None:
-        """The module of the run a ``from m import *`` of ``module`` takes ``name`` from, if any."""
+    def _star_source(self, module: str, summary: Summary, name: str, seen: frozenset[str] = frozenset()) -> str | None:
+        """The module of the run a ``from m import *`` of ``module`` takes ``name`` from, if any: ``m`` defines or
+        imports it, or takes it in turn by a ``from n import *`` of its own (a chain of star imports)."""
+        seen = seen | {module}
         for star in summary.get("stars", ()):
             target = self.absolute(star, module, is_package=_is_package(summary))
             found = self.modules.get(target)  # only modules the run checks: an installed package is not read for it
-            if found is not None and target != module and (
-                    name in found["classes"] or name in found["functions"] or name in found["imports"]):
+            if found is None or target in seen:
+                continue
+            if name in found["classes"] or name in found["functions"] or name in found["imports"] \
+                    or name in found.get("aliases", ()) or self._star_source(target, found, name, seen) is not None:
                 return target
         return None
+
+    def canonical(self, qualified: str, depth: int = 0) -> str:
+        """``qualified`` (``pkg.backend.ops.jit``) followed through the run's modules to what it names in the end:
+        their imports, their star imports and their module-level aliases (``jit = jax.jit``), so the answer may be
+        a name outside the run (``jax.jit``). Unchanged when no module of the run says more."""
+        module = self._indexed_prefix(qualified)
+        if module is None or module == qualified or depth > 8:
+            return qualified
+        summary = self.modules[module]
+        head, _, rest = qualified[len(module) + 1:].partition(".")
+        spelled = summary["imports"].get(head) or summary.get("aliases", {}).get(head)
+        if spelled is not None:
+            target = self.resolve_in(module, spelled) if head not in summary["imports"] else \
+                self.absolute(spelled, module, is_package=_is_package(summary))
+        else:
+            star = self._star_source(module, summary, head)
+            if star is None:
+                return qualified
+            target = f"{star}.{head}"
+        joined = f"{target}.{rest}" if rest else target
+        return joined if joined == qualified else self.canonical(joined, depth + 1)
 
     def cls(self, qualified: str) -> tuple[str, dict[str, Any]] | None:
         """``(module, facts)`` of the class ``qualified`` names, if indexed."""

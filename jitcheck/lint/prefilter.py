@@ -76,6 +76,8 @@ class _Index:
         self.classes: set[str] = set()
         self.outer: dict[int, Function | None] = {}
         """The function each function is defined in (None at module level)."""
+        self.walrus_parents: dict[int, ast.AST | None] = {}
+        """What holds each ``(f := value)``."""
         self._walk(tree, None, None, False)
 
     def _walk(self, node: ast.AST, parent: ast.AST | None, function: Function | None, loop: bool) -> None:
@@ -110,6 +112,10 @@ class _Index:
                 stack.extend((child, node, function, True) for child in (node.test, *node.body))
                 stack.extend((child, node, function, loop) for child in node.orelse)
                 continue
+            if isinstance(node, ast.NamedExpr):
+                self.walrus_parents[id(node)] = parent
+                self.values.setdefault(node.target.id, []).append(node.value)
+                self.binders.setdefault(node.target.id, set()).add((id(function) if function else 0, loop))
             if isinstance(node, _COMPREHENSIONS):
                 loop = True
             elif isinstance(node, ast.Call):
@@ -191,6 +197,10 @@ class _Judge:
 
     def used_here(self, site: _Site) -> bool:
         parent = site.parent
+        if isinstance(parent, ast.NamedExpr):  # `(f := jax.jit(g))(x)`: where it stands, and through `f`
+            holder = self.index.walrus_parents.get(id(parent))
+            return isinstance(holder, (ast.Call, ast.IfExp)) or self.called_in(parent.target.id, site.function) or \
+                self.used_here(_Site(parent, holder, site.function, site.loop))
         if isinstance(parent, ast.Call):
             return True  # called right away, or handed to a call (which calls it)
         if isinstance(parent, ast.IfExp):
@@ -375,7 +385,7 @@ class _Judge:
             call = site.node
             assert isinstance(call, ast.Call)
             last = _last(call.func)
-            if last in self.hints.static_jitted and isinstance(call.func, ast.Name) and self.static_call_bad(
+            if last in self.hints.static_jitted and _spelled(call.func) is not None and self.static_call_bad(
                     call, (frozenset(range(len(call.args))), frozenset(k.arg for k in call.keywords if k.arg))):
                 return True  # a jitted function of another module: its static positions are the analysis's to read
             if last in self.graph:
@@ -401,7 +411,7 @@ def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: 
     with static arguments) that a call here may use. ``tree`` is ``ast.parse(source)``
     when the caller has it already (it is only read).
     """
-    jit_names = names.last_names((*names.JIT_WRAPPERS, *jit_wrappers))
+    jit_names = names.last_names((*names.JIT_WRAPPERS, *jit_wrappers, *(a for a, _ in (hints.jit_aliases if hints else ()))))
     if "chex" in source:
         jit_names |= frozenset(names.METHOD_WRAPPERS)
     graph_names = names.last_names((*names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS, *graph_constructors))

@@ -42,6 +42,8 @@ class Resolver:
         for name in jit_wrappers:
             self.jit_wrappers[name] = names.Wrapper(name)
         self.index = index if index is not None else ProjectIndex()
+        for alias, target in self.index.hints().jit_aliases:
+            self.jit_wrappers[alias] = names.JIT_WRAPPERS[target]  # `jit = jax.jit` in a module of the run
         self.module_name = module_name
         self.uses_chex = any(q.startswith("chex") for q in self.c.imported)
 
@@ -53,9 +55,29 @@ class Resolver:
         if scope is None:
             return set()
         try:
-            return {q.name for q in scope.get_qualified_names_for(node)}
+            found = {q.name for q in scope.get_qualified_names_for(node)}
         except Exception:  # libcst can fail on exotic nodes; an unresolved name is never a finding
             return set()
+        if not found and isinstance(node, (cst.Name, cst.Attribute)):
+            return self.star_names(node)
+        return found
+
+    def star_names(self, node: cst.Name | cst.Attribute) -> set[str]:
+        """What a name that nothing in the file binds stands for when the module takes names by
+        ``from m import *`` from modules of the run (libcst's scopes cannot see into ``m``; the index can)."""
+        summary = self.index.modules.get(self.module_name)
+        if summary is None or not summary.get("stars"):
+            return set()
+        spelled = cst.helpers.get_full_name_for_node(node)
+        if not spelled:
+            return set()
+        head = node
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if not isinstance(head, cst.Name) or self.referents(head):
+            return set()  # bound in this file: libcst's answer (none) stands
+        resolved = self.index.resolve_in(self.module_name, spelled)
+        return {resolved} if resolved != spelled else set()
 
     def referents(self, node: cst.Name) -> list[object]:
         """The assignments a name read refers to (libcst `Assignment` objects)."""
@@ -113,10 +135,32 @@ class Resolver:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
                 and func.attr.value in names.METHOD_WRAPPERS and self.uses_chex:
             return names.METHOD_WRAPPERS[func.attr.value]  # chex's ``self.variant(f)`` in a variants test
-        for name in self.qnames(func):
+        spelled = self.qnames(func)
+        for name in spelled:
             if name in self.jit_wrappers:
                 return self.jit_wrappers[name]
+        for name in self.alias_names(func, spelled):
+            if name in self.jit_wrappers:
+                return self.jit_wrappers[name]  # `ops.jit` where the run's `ops` module says `jit = jax.jit`
         return None
+
+    def alias_names(self, expr: cst.BaseExpression, spelled: set[str], depth: int = 0) -> set[str]:
+        """What ``expr`` (``ops.jit``) names through other names for modules and functions: a local alias
+        (``ops = backend.ops``, bound once in this file) and the run's modules (:meth:`ProjectIndex.canonical`)."""
+        found = {self.index.canonical(self.absolute(name)) for name in spelled if "." in name}
+        if isinstance(expr, cst.Attribute) and depth < 4:
+            head: cst.BaseExpression = expr
+            tail: list[str] = []
+            while isinstance(head, cst.Attribute):
+                tail.append(head.attr.value)
+                head = head.value
+            if isinstance(head, cst.Name):
+                bound = self.value_of(head)
+                if bound is not None and isinstance(bound[0], (cst.Name, cst.Attribute)):
+                    suffix = ".".join(reversed(tail))
+                    for name in self.alias_names(bound[0], self.qnames(bound[0]), depth + 1) | self.qnames(bound[0]):
+                        found.add(self.index.canonical(self.absolute(f"{name}.{suffix}")))
+        return found - spelled
 
     def is_kind(self, func: cst.BaseExpression, qualified: frozenset[str]) -> bool:
         return bool(self.qnames(func) & qualified)

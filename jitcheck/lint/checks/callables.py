@@ -147,10 +147,9 @@ class Callables(Fixability):
                     return None  # defined by an outer function: the same object on every call here
                 if not rebuilt:
                     return None
-                if keys != "wrapper" and context.in_loop and not defined_in.in_loop and self.exempt(defined_in):
-                    # Defined before the loop: the same function object on every iteration, and jax's
-                    # cache (keyed on it) hits after the first; only a new call of the parent defines it anew.
-                    return None
+                if keys != "wrapper" and context.in_loop and not defined_in.in_loop:
+                    return self.built_before_loop(Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value}),
+                                                  context, defined_in)
                 return Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value})
             if isinstance(node, cst.Param) and depth == 0 and jitted and rebuilt and not context.in_loop:
                 # A parameter is bound once per call: rebuilt in a loop of the helper, the wrapper finds it again.
@@ -163,10 +162,11 @@ class Callables(Fixability):
                     return None  # bound by an outer function: the same object on every call here
                 found = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
                                               allow_value_partial=False, depth=1, keys=keys)
-                if found is not None:
-                    if found.node is not None:
-                        return found  # inside a transformation bound here: reported where it is written
-                    return Problem(found.rule, {**found.fields, "subject": expr.value})
+                if found is not None and found.node is None:
+                    found = Problem(found.rule, {**found.fields, "subject": expr.value})
+                if found is not None and keys != "wrapper" and context.in_loop and not bound_in.in_loop:
+                    return self.built_before_loop(found, context, bound_in)
+                return found  # (inside a transformation bound here: reported where it is written)
             return None
         if isinstance(expr, cst.Attribute):
             kind = self.member_kind(expr, context)
@@ -180,6 +180,15 @@ class Callables(Fixability):
                                                          "receiver": snippet(self.module, expr.value, 40),
                                                          "name": expr.attr.value})
         return None
+
+    def built_before_loop(self, found: Problem, context: Context, built: Context) -> Problem | None:
+        """A callable built once before the loop that jits it: the same object on every iteration, found
+        again after the first (counted: one compile for the loop). Only a new call of the function builds it
+        anew, so it is a finding when that function visibly runs again, and the message says so."""
+        if not self.repeated(built, functions_are_api=False):
+            return None
+        position = str(found.fields.get("position", "")).replace(context.where(), built.where())
+        return dataclasses.replace(found, fields={**found.fields, "position": position})
 
     def parameter_problem(self, expr: cst.Name, param: cst.Param, *, context: Context, position: str,
                           keys: names.Keys) -> Problem | None:

@@ -28,7 +28,9 @@ class JitSites(StaticArguments):
         """Calls of jitted functions with static arguments that another module defines (known from the index)."""
         wanted = self.index.hints().static_jitted
         for func, site in self.c.call_of_func.items():
-            if not isinstance(func, cst.Name) or func.value not in wanted or site.node.func is not func:
+            # `masked_apply(...)`, or through its module: `util.masked_apply(...)`, `pkg.util.masked_apply(...)`
+            last = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+            if last not in wanted or site.node.func is not func:
                 continue
             found = self.indexed_jit(func)
             if found is None:
@@ -39,7 +41,7 @@ class JitSites(StaticArguments):
             spec = (frozenset(spec_facts.get("nums") or ()), frozenset(spec_facts.get("names") or ()))
             params = facts.get("params")
             self.check_static_arguments(site.node, site.context, spec, tuple(params) if isinstance(params, list) else None,
-                                        func.value)
+                                        snippet(self.module, func, 40))
 
     def jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
         call = site.node
