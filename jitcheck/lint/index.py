@@ -121,6 +121,8 @@ def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
             kinds.add("lambda")
         elif isinstance(value, ast.Name) and value.id in nested:
             kinds.add("nested function")
+        elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] == "Partial":
+            kinds.add("pytree partial")  # equinox's or jax.tree_util's: a pytree, found again by value under filter_jit
         elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _PARTIAL_LAST:
             kinds.add("partial")
         elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _TRANSFORMATION_LAST:
@@ -153,6 +155,9 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     annotated = _annotation_name(node.returns)
     if annotated is not None and annotated != "None":
         facts["type"] = annotated  # the class its return annotation names: what a call of it returns
+        passed = [i for i, a in enumerate((*args.posonlyargs, *args.args)) if _annotation_name(a.annotation) == annotated]
+        if len(passed) == 1:
+            facts["same_as"] = passed[0]  # `def f(t: T) -> T`: a call returns what its argument there is
     return facts
 
 
@@ -249,6 +254,7 @@ def summarize_tree(tree: ast.Module) -> Summary:
     functions: dict[str, Any] = {}
     stars: list[str] = []
     aliases: dict[str, str] = {}
+    records: list[str] = []
     for node in _top_level(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -277,6 +283,8 @@ def summarize_tree(tree: ast.Module) -> Summary:
                 dotted = _dotted(value)
                 if dotted is not None:
                     aliases[node.targets[0].id] = dotted  # `jit = jax.jit`, `ops = backend.ops`: another name for it
+            if isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in ("namedtuple", "NamedTuple"):
+                records.append(node.targets[0].id)  # `Fns = namedtuple("Fns", "f g")`: a class of fields only
             if isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _JIT_LAST and value.args:
                 spec = _jit_spec(ast.Call(func=value.func, args=[], keywords=value.keywords))
                 functions[node.targets[0].id] = {"params": None, "jit": spec or {"nums": [], "names": []}, "stable": True}
@@ -285,6 +293,8 @@ def summarize_tree(tree: ast.Module) -> Summary:
         summary["stars"] = stars
     if aliases:
         summary["aliases"] = aliases
+    if records:
+        summary["records"] = records
     return summary
 
 
@@ -518,6 +528,21 @@ class ProjectIndex:
             return None
         held = self.resolve_in(module, spelled)
         return held if self.cls(held) is not None else None
+
+    def is_record(self, qualified: str) -> bool:
+        """True when ``qualified`` names a class made by the functional ``namedtuple``/``NamedTuple`` form."""
+        module, _, name = self.canonical(qualified).rpartition(".")
+        summary = self.modules.get(module) if module else None
+        return summary is not None and name in summary.get("records", ())
+
+    def same_as_argument(self, qualified: str) -> int | None:
+        """The position of the parameter whose annotation is the function's return annotation
+        (``def without_rng(f: T) -> T``): a call returns the kind of thing it is handed there."""
+        found = self.lookup(qualified)
+        if found is None:
+            return None
+        position = found[2]["functions"].get(found[1], {}).get("same_as")
+        return position if isinstance(position, int) else None
 
     def resolve_in(self, module: str, spelled: str) -> str:
         """The qualified name of ``spelled`` (``Env``, ``envs.Env``) as module ``module`` sees it."""

@@ -116,6 +116,8 @@ UPDATE_WRAPPER: Final = frozenset({"functools.update_wrapper"})
 
 FUNCTOOLS_PARTIALS: Final = frozenset({"functools.partial"})
 TREE_PARTIALS: Final = frozenset({"jax.tree_util.Partial", "jax.tree_util.tree_util.Partial"})
+EQUINOX_PARTIALS: Final = frozenset({"equinox.Partial", "equinox._module.Partial", "equinox._module._prebuilt.Partial"})
+"""``equinox.Partial``: a Module, compared and hashed by its fields (a static function and leaves)."""
 
 NODE_CONSTRUCTORS: Final = frozenset(
     {"jitcheck.NodeDefinition", "jitcheck.core.NodeDefinition", "jitcheck.core.graphs.NodeDefinition"}
@@ -197,6 +199,7 @@ __all__ = [
     "CONSTRUCTOR_METHODS",
     "CONTAINER_BUILTINS",
     "DATACLASS_DECORATORS",
+    "EQUINOX_PARTIALS",
     "FUNCTOOLS_PARTIALS",
     "GRAPH_CONSTRUCTORS",
     "JIT_WRAPPERS",

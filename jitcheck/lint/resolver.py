@@ -21,6 +21,8 @@ from jitcheck.lint import names
 from jitcheck.lint.collect import CallSite, ClassInfo, Collector, Context
 from jitcheck.lint.index import ProjectIndex
 
+_RECORD_MAKERS = frozenset({"collections.namedtuple", "typing.NamedTuple", "typing_extensions.NamedTuple"})
+
 ClassRef = Union[ClassInfo, str]
 """A class: defined in this file (its :class:`ClassInfo`), or by qualified name in the index."""
 
@@ -303,6 +305,33 @@ class Resolver:
                     return found
         return None
 
+    def makes_record(self, func: cst.BaseExpression) -> bool:
+        """True when ``func`` names a class made by ``collections.namedtuple(...)`` or ``typing.NamedTuple(...)``
+        (the functional forms, bound to a name in this file or in a module of the run): fields only, no methods."""
+        if isinstance(func, cst.Name):
+            bound = self.value_of(func)
+            if bound is not None:
+                value = bound[0]
+                return isinstance(value, cst.Call) and bool(self.qnames(value.func) & _RECORD_MAKERS)
+        for name in self.qnames(func):
+            qualified = self.absolute(name)
+            if "." in qualified and self.index.is_record(qualified):
+                return True
+        return False
+
+    def passed_through(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The argument a call returns the kind of, by the callee's annotations in the index
+        (``def without_apply_rng(f: T) -> T`` returns what it is handed as ``f``)."""
+        if not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return None
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        for name in self.qnames(call.func):
+            qualified = self.absolute(name)
+            position = self.index.same_as_argument(qualified) if "." in qualified else None
+            if position is not None:
+                return positional[position] if position < len(positional) else None
+        return None
+
     def member(self, ref: ClassRef, attr: str) -> str | None:
         """``"method"`` when instances of ``ref`` get ``attr`` as a bound method; another kind, or None when unknown."""
         if isinstance(ref, str):
@@ -425,6 +454,11 @@ class Resolver:
             found = self.class_ref(value.func) or self.returned_class(value.func)
             if found is not None:
                 return "instances", [found]
+            passed = self.passed_through(value)
+            if passed is not None and depth < 6:
+                return self.value_receiver(passed, context, depth + 1)
+            if self.makes_record(value.func):
+                return "stable", []  # a namedtuple's instance: every attribute is a stored field
             return "unknown", []
         if isinstance(value, (cst.Name, cst.Attribute)):
             return self.receiver(value, context, depth + 1)

@@ -113,6 +113,14 @@ class Callables(Fixability):
                     static = self.arguments_static(expr)
                     plan = FixPlan("value-partial", expr, "safe" if static else "unsafe") if static is not False else None
                 return Problem(rules.FUNCTOOLS_PARTIAL, {"position": position, "subject": snippet(self.module, expr), "args": self.args_text(expr), **self.partial_parts(expr)}, plan)
+            if keys == "value" and (self.is_kind(expr.func, names.TREE_PARTIALS) or self.is_kind(expr.func, names.EQUINOX_PARTIALS)):
+                # A pytree partial under a wrapper that compares by value (`equinox.filter_jit`): its function is
+                # static, compared by equality, and its arguments are leaves; found again when its function is.
+                inner = [a.value for a in expr.args if a.keyword is None and not a.star]
+                if not inner:
+                    return None
+                return self.callable_problem(inner[0], rebuilt=True, context=context, position=position,
+                                             allow_value_partial=False, depth=depth + 1, keys=keys)
             if self.is_kind(expr.func, names.TREE_PARTIALS):
                 plan = None
                 if allow_value_partial and self.can_import_value_partial():
@@ -128,6 +136,8 @@ class Callables(Fixability):
                 rebuilds, wrapped = transformed
                 return self.transformed_problem(expr, rebuilds, wrapped, context=context, position=position, keys=keys, depth=depth)
             kind = self.factory_kind(expr.func)
+            if kind == "pytree partial" and keys == "value":
+                return None  # compared by value: a pytree partial of the same function is found again
             if kind is not None and keys != "wrapper":
                 return Problem(rules.FACTORY_RESULT_REBUILT, {"position": position, "subject": snippet(self.module, expr),
                                                                "factory": snippet(self.module, expr.func, 40), "kind": kind})
@@ -240,13 +250,21 @@ class Callables(Fixability):
         found: list[Problem] = []
         for ref in referents:
             node = getattr(ref, "node", None)
-            if node is None or node not in self.c.assigned:
+            problem: Problem | None
+            if isinstance(node, cst.FunctionDef) and node in self.c.defs:
+                # `if a: def f(...)` / `else: def f(...)`: a nested def on every branch
+                bound_in = self.c.defs[node]
+                problem = Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value})
+            elif node is not None and node in self.c.assigned:
+                value, bound_in = self.c.assigned[node]
+                problem = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
+                                                allow_value_partial=False, depth=1, keys=keys)
+            else:
                 return None
-            value, bound_in = self.c.assigned[node]
             if bound_in.function is not context.function or bound_in.function is None:
                 return None
-            problem = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
-                                            allow_value_partial=False, depth=1, keys=keys)
+            if problem is not None and keys != "wrapper" and context.in_loop and not bound_in.in_loop:
+                problem = self.built_before_loop(problem, context, bound_in)
             if problem is None or problem.node is not None:
                 return None
             found.append(problem)
