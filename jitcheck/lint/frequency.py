@@ -80,7 +80,17 @@ class Frequency(Resolver):
     def called_again(self, function: cst.FunctionDef, context: Context, sites: list[CallSite]) -> bool:
         """True when ``function``, called at ``sites`` (its :meth:`callers`), runs more than once: called in
         a loop, or at two sites or more, its subclasses' ``self.name(...)`` calls in the run counted."""
-        return any(site.context.in_loop for site in sites) or len(sites) + self.subclass_calls(function, context) >= 2
+        return any(site.context.in_loop for site in sites) or len(sites) + self.subclass_calls(function, context) >= 2 \
+            or self.called_in_other_loops(function)
+
+    def called_in_other_loops(self, function: cst.FunctionDef) -> bool:
+        """A module-level function another module of the run calls in a loop (from the index)."""
+        defined = self.c.defs.get(function)
+        if defined is None or defined.function is not None or self.c.class_names.get(function.name.value) is not None:
+            return False
+        if any(function is info.methods.get(function.name.value) for info in self.c.classes.values()):
+            return False  # a method: called through its objects, not by this name
+        return self.index.called_in_loops(f"{self.module_name}.{function.name.value}")
 
     def class_and_bases(self, cls: cst.ClassDef) -> list[cst.ClassDef]:
         """``cls`` and its base classes defined in this file, transitively."""

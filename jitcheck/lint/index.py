@@ -289,6 +289,9 @@ def summarize_tree(tree: ast.Module) -> Summary:
                 spec = _jit_spec(ast.Call(func=value.func, args=[], keywords=value.keywords))
                 functions[node.targets[0].id] = {"params": None, "jit": spec or {"nums": [], "names": []}, "stable": True}
     summary: Summary = {"imports": imports, "classes": classes, "functions": functions}
+    looped = _loop_calls(tree, imports)
+    if looped:
+        summary["loop_calls"] = looped
     if stars:
         summary["stars"] = stars
     if aliases:
@@ -296,6 +299,35 @@ def summarize_tree(tree: ast.Module) -> Summary:
     if records:
         summary["records"] = records
     return summary
+
+
+_EXTERNAL = ("jax", "numpy", "jnp", "np", "scipy", "functools", "itertools", "os", "sys", "math", "time", "typing",
+             "collections", "optax", "flax", "equinox", "chex", "haiku", "torch", "tensorflow", "pytest", "absl", "unittest")
+
+
+def _loop_calls(tree: ast.Module, imports: Mapping[str, str]) -> list[str]:
+    """The imported functions this module calls in a loop (``for T in temps: util.fit(T)``), spelled through its
+    imports (``.util.fit``): another module's evidence that they run again and again. Names from well-known
+    packages are left out (they are not the run's)."""
+    found: set[str] = set()
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, looped = stack.pop()
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            stack.extend((child, True) for child in node.body)
+            stack.extend((child, looped) for child in node.orelse)
+            stack.append((node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test, looped))
+            continue
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            looped = True
+        if looped and isinstance(node, ast.Call):
+            spelled = _dotted(node.func)
+            head, _, rest = (spelled or "").partition(".")
+            target = imports.get(head)
+            if target is not None and target.split(".", 1)[0].lstrip(".") not in _EXTERNAL and len(found) < 512:
+                found.add(f"{target}.{rest}" if rest else target)
+        stack.extend((child, looped) for child in ast.iter_child_nodes(node))
+    return sorted(found)
 
 
 def _top_level(tree: ast.Module) -> Iterable[ast.AST]:
@@ -344,6 +376,7 @@ class ProjectIndex:
         self._external: dict[str, Summary | None] = {}
         self._hints: Hints | None = None
         self._subclasses: dict[str, list[tuple[str, str]]] | None = None
+        self._loop_called: dict[str, set[str]] | None = None
         self._imported: dict[str, frozenset[str]] = {}
         """The indexed modules each module imports directly (resolved once, walked by every closure)."""
 
@@ -351,6 +384,7 @@ class ProjectIndex:
         self.modules[name] = summary
         self._hints = None
         self._subclasses = None
+        self._loop_called = None
         self._imported.clear()
 
     def _direct(self, name: str) -> frozenset[str]:
@@ -376,7 +410,11 @@ class ProjectIndex:
                 if target not in seen:
                     seen.add(target)
                     stack.append(target)
-        # The modules subclassing its classes: their `self.m(...)` calls count as calls of its methods.
+        # The modules calling its functions in a loop, and those subclassing its classes (their `self.m(...)`
+        # calls count as calls of its methods).
+        for function, callers in self._loop_callers().items():
+            if function.rpartition(".")[0] == name:
+                seen.update(callers)
         own = self.modules.get(name)
         for cls in own["classes"] if own is not None else ():
             seen.update(module for module, _ in self.subclasses(f"{name}.{cls}"))
@@ -528,6 +566,22 @@ class ProjectIndex:
             return None
         held = self.resolve_in(module, spelled)
         return held if self.cls(held) is not None else None
+
+    def called_in_loops(self, qualified: str) -> bool:
+        """True when some module of the run calls the function ``qualified`` in a loop."""
+        return self.canonical(qualified) in self._loop_callers()
+
+    def _loop_callers(self) -> dict[str, set[str]]:
+        """For each function of the run that some module calls in a loop, those modules."""
+        if self._loop_called is None:
+            called: dict[str, set[str]] = {}
+            for module, summary in self.modules.items():
+                for spelled in summary.get("loop_calls", ()):
+                    name = self.absolute(spelled, module, is_package=_is_package(summary))
+                    if self._indexed_prefix(name) is not None:
+                        called.setdefault(self.canonical(name), set()).add(module)
+            self._loop_called = called
+        return self._loop_called
 
     def is_record(self, qualified: str) -> bool:
         """True when ``qualified`` names a class made by the functional ``namedtuple``/``NamedTuple`` form."""

@@ -104,6 +104,8 @@ class _Index:
                 stack.append((node.body, node, node, False))
                 continue
             if isinstance(node, (ast.For, ast.AsyncFor)):
+                if isinstance(node.target, ast.Name) and isinstance(node.iter, (ast.Tuple, ast.List)):
+                    self.values.setdefault(node.target.id, []).append(node.iter)  # each item, as a static value
                 stack.extend((child, node, function, loop) for child in (node.target, node.iter))
                 stack.extend((child, node, function, True) for child in node.body)
                 stack.extend((child, node, function, loop) for child in node.orelse)

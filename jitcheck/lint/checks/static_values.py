@@ -94,7 +94,22 @@ class StaticValues(Checker):
                 found = self.value_problem(value, position, depth + 1)
                 if found is not None:
                     return Problem(found.rule, {**found.fields, "subject": f"`{expr.value}`"})
+            return self.loop_value_problem(expr, position, depth)
         return None
+
+    def loop_value_problem(self, expr: cst.Name, position: str, depth: int) -> Problem | None:
+        """A loop variable over a literal (``for cfg in ([1, 2], [3]):``) as a static value: unhashable when every
+        item is (each iteration fails); a hashable item per iteration is a different key, a different program."""
+        target = getattr(self.single_referent(expr), "node", None)
+        iterable = self.c.loop_iters.get(target) if target is not None else None
+        if not isinstance(iterable, (cst.Tuple, cst.List)) or not iterable.elements:
+            return None
+        found = [self.value_problem(e.value, position, depth + 1) if not isinstance(e, cst.StarredElement) else None
+                 for e in iterable.elements]
+        first = found[0]
+        if first is None or any(f is None or f.rule is not first.rule for f in found):
+            return None
+        return Problem(first.rule, {**first.fields, "subject": f"`{expr.value}`"})
 
     def indexed_class_problem(self, qualified: str, subject: str, position: str) -> Problem | None:
         """A class of another module (from the index) as a static value: a mutable dataclass, or ``__eq__`` without ``__hash__``."""
