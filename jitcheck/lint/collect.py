@@ -129,6 +129,8 @@ class Collector(cst.CSTVisitor):
         """Annotated assignment targets (``env: Env = make()``) and their annotations."""
         self.loop_iters: dict[cst.CSTNode, cst.BaseExpression] = {}
         """Loop variables (``for env in (A(), B()):``) and what they iterate over."""
+        self.loop_bodies: dict[cst.CSTNode, cst.BaseSuite] = {}
+        """Loop variables and the body of their loop (where a read of one is that loop's item)."""
         self.class_names: dict[str, cst.ClassDef] = {}
         """Module-level classes by name (for string annotations)."""
         self.imported: set[str] = set()
@@ -281,6 +283,7 @@ class Collector(cst.CSTVisitor):
     def _for(self, node: cst.For) -> bool:
         if isinstance(node.target, cst.Name):
             self.loop_iters[node.target] = node.iter
+            self.loop_bodies[node.target] = node.body
         node.target.visit(self)
         node.iter.visit(self)
         once = _one_item(node.iter)

@@ -100,8 +100,10 @@ class StaticValues(Checker):
     def loop_value_problem(self, expr: cst.Name, position: str, depth: int) -> Problem | None:
         """A loop variable over a literal (``for cfg in ([1, 2], [3]):``) as a static value: unhashable when every
         item is (each iteration fails); a hashable item per iteration is a different key, a different program."""
-        target = getattr(self.single_referent(expr), "node", None)
-        iterable = self.c.loop_iters.get(target) if target is not None else None
+        loops = [ref.node for ref in self.referents(expr) if getattr(ref, "node", None) in self.c.loop_iters]  # type: ignore[attr-defined]
+        if len(loops) > 1:  # the name is the variable of several loops: the one whose body reads it here
+            loops = [target for target in loops if _contains(self.c.loop_bodies[target], expr)]
+        iterable = self.c.loop_iters.get(loops[0]) if len(loops) == 1 else None
         if not isinstance(iterable, (cst.Tuple, cst.List)) or not iterable.elements:
             return None
         found = [self.value_problem(e.value, position, depth + 1) if not isinstance(e, cst.StarredElement) else None
@@ -175,6 +177,20 @@ class StaticValues(Checker):
                 options = {a.keyword.value: a.value for a in (call.args if call else ()) if a.keyword is not None}
                 return _is_true(options.get("frozen"))
         return None
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    class _Find(cst.CSTVisitor):
+        found = False
+
+        def on_visit(self, visited: cst.CSTNode) -> bool:
+            if visited is node:
+                self.found = True
+            return not self.found
+
+    finder = _Find()
+    tree.visit(finder)
+    return finder.found
 
 
 def _is_true(expr: cst.BaseExpression | None) -> bool:

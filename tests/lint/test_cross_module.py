@@ -1,0 +1,346 @@
+"""Issue 23's missed bugs and "same callable re-wrapped" look-alikes, each a small package run by jax.
+
+Every case is made-up code written into ``tmp_path`` as a package: the static pass checks the
+whole folder (so names resolve across its modules through the project index), then the package
+is imported and its ``use.run()`` is called under ``jax.monitoring``. A finding must be where jax
+compiled the same computation again (or where a static argument cannot be hashed), and nowhere
+else: the reported sites are asserted, and so is jax's compile count.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import jax
+import jax.monitoring
+import pytest
+
+from jitcheck.lint import config as config_module
+from jitcheck.lint.runner import Options, run
+
+COMPILE = "/jax/core/compile/backend_compile_duration"
+
+Case = tuple[dict[str, str], list[tuple[str, int, str]], int, int]
+"""(files of the package ``pkg``, expected findings as (file, line, code), jax compiles of ``use.run()``,
+the distinct computations among them)."""
+
+CASES: dict[str, Case] = {
+    # -- missed bugs --------------------------------------------------------------------------------
+    "a lambda static argument of a jitted function of another module, called through its module": ({
+        "util.py": """\
+            import functools
+            from jax import jit
+            @functools.partial(jit, static_argnums=(1,))
+            def masked_apply(m, fn, y):
+                return fn(y) * m
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg import util
+            def run():
+                y = np.ones(3, np.float32)
+                for _ in range(3):
+                    y = util.masked_apply(2.0, lambda v: v + 1, y)
+            """,
+    }, [("use.py", 6, "JC104")], 3, 1),
+    "a factory reached through a star import in the checking module": ({
+        "m.py": """\
+            def make_step(t):
+                def step(x):
+                    return x * t
+                return step
+            """,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from .m import *
+            def run():
+                for t in (1.0, 2.0, 3.0):
+                    jax.jit(make_step(t))(np.ones(3, np.float32))
+            """,
+    }, [("use.py", 6, "JC703")], 3, 1),
+    "a factory reached through a two-level star chain": ({
+        "m.py": """\
+            def make_step(t):
+                return lambda x: x * t
+            """,
+        "m1.py": "from .m import *\n",
+        "m2.py": "from .m1 import *\n",
+        "use.py": """\
+            import jax
+            import numpy as np
+            from .m2 import make_step
+            def run():
+                for t in (1.0, 2.0, 3.0):
+                    jax.jit(make_step(t))(np.ones(3, np.float32))
+            """,
+    }, [("use.py", 6, "JC703")], 3, 1),
+    "jit reached through an alias module": ({
+        "backend/__init__.py": "from . import ops\n",
+        "backend/ops.py": "import jax\njit = jax.jit\n",
+        "use.py": """\
+            import numpy as np
+            from pkg import backend
+            ops = backend.ops
+            def run():
+                for _ in range(3):
+                    @ops.jit
+                    def f(y):
+                        return y + 1
+                    f(np.ones(3, np.float32))
+            """,
+    }, [("use.py", 6, "JC105")], 3, 1),
+    "jit under another name in a module of the run": ({
+        "backend.py": "import jax\ncompile_fn = jax.jit\n",
+        "use.py": """\
+            import numpy as np
+            from pkg.backend import compile_fn
+            def run():
+                for _ in range(3):
+                    compile_fn(lambda y: y * 2)(np.ones(3, np.float32))
+            """,
+    }, [("use.py", 5, "JC104")], 3, 1),
+    "a wrapper bound by a walrus in a loop": ({
+        "use.py": """\
+            import jax
+            import numpy as np
+            def run():
+                for _ in range(3):
+                    (f := jax.jit(lambda x: x + 1))(np.ones(3, np.float32))
+            """,
+    }, [("use.py", 5, "JC104")], 3, 1),
+    "a nested def defined in two branches, then jitted in a loop": ({
+        "use.py": """\
+            import jax
+            import numpy as np
+            def run(up=True):
+                for _ in range(3):
+                    if up:
+                        def h(x):
+                            return x + 1
+                    else:
+                        def h(x):
+                            return x - 1
+                    jax.jit(h)(np.ones(3, np.float32))
+            """,
+    }, [("use.py", 11, "JC105")], 3, 1),
+    "a nested jit in a function another module calls in a loop": ({
+        "fit.py": """\
+            import jax
+            def fit(data, steps):
+                @jax.jit
+                def step(x):
+                    return x * 2
+                for _ in range(steps):
+                    data = step(data)
+                return data
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.fit import fit
+            def run():
+                return [fit(np.ones(3, np.float32), 2) for _ in range(3)]
+            """,
+    }, [("fit.py", 3, "JC105")], 3, 1),
+    "a callable built before the loop, in a function called again and again": ({
+        "use.py": """\
+            import functools
+            import jax
+            import numpy as np
+            def loss(x, s):
+                return x * s
+            def fit(xs):
+                g = functools.partial(loss, s=2.0)
+                for x in xs:
+                    jax.jit(g)(x)
+            def run():
+                for _ in range(3):
+                    fit([np.ones(3, np.float32), np.ones(3, np.float32)])
+            """,
+    }, [("use.py", 9, "JC102")], 3, 1),
+    # -- the same callable re-wrapped: no new cache key -------------------------------------------------
+    "a callable built once before the loop": ({
+        "use.py": """\
+            import functools
+            import jax
+            import numpy as np
+            def loss(x, s):
+                return x * s
+            def run():
+                g = functools.partial(loss, s=2.0)
+                h = lambda x: x + 1
+                for _ in range(3):
+                    jax.jit(g)(np.ones(3, np.float32))
+                    jax.jit(h)(np.ones(3, np.float32))
+            """,
+    }, [], 2, 2),
+    "a plain function stored in a functional namedtuple": ({
+        "fns.py": """\
+            import collections
+            def loss(x):
+                return x * 2
+            Fns = collections.namedtuple("Fns", ["f", "g"])
+            """,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg.fns import Fns, loss
+            def run():
+                fns = Fns(loss, loss)
+                for _ in range(3):
+                    jax.jit(fns.f)(np.ones(3, np.float32))
+            """,
+    }, [], 1, 1),
+    "a transform returning a NamedTuple of functions, through a T -> T helper": ({
+        "nets.py": """\
+            from typing import Callable, NamedTuple, TypeVar
+            class Transformed(NamedTuple):
+                init: Callable
+                apply: Callable
+            T = TypeVar("T")
+            def transform(f) -> Transformed:
+                def init(x):
+                    return x
+                def apply(params, x):
+                    return f(x) * params
+                return Transformed(init, apply)
+            def without_rng(t: T) -> T:
+                return t
+            """,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg import nets
+            def forward(x):
+                return x + 1
+            def run():
+                model = nets.without_rng(nets.transform(forward))
+                for _ in range(3):
+                    jax.jit(model.apply)(2.0, np.ones(3, np.float32))
+            """,
+    }, [], 1, 1),
+    "equinox.filter_jit of pytree partials, built per iteration": ({
+        "parts.py": """\
+            import equinox as eqx
+            def loss(x, a):
+                return x * a
+            def make(a):
+                return eqx.Partial(loss, a)
+            """,
+        "use.py": """\
+            import equinox as eqx
+            import jax
+            import numpy as np
+            from pkg.parts import loss, make
+            def run():
+                a = np.ones(3, np.float32)
+                for _ in range(3):
+                    eqx.filter_jit(make(a))(np.ones(3, np.float32))
+                    eqx.filter_jit(eqx.Partial(loss, a))(np.ones(3, np.float32))
+                    eqx.filter_jit(jax.tree_util.Partial(loss, a))(np.ones(3, np.float32))
+            """,
+    }, [], 2, 2),
+}
+
+UNHASHABLE: dict[str, tuple[str, int, str]] = {
+    "a loop variable over unhashable items as a static argument": ("""\
+        import functools
+        import jax
+        import numpy as np
+        @functools.partial(jax.jit, static_argnums=(1,))
+        def power(y, k):
+            return y * len(str(k))
+        def run():
+            for k in range(3):
+                power(np.ones(3, np.float32), k)  # an int per iteration: a different program each time, fine
+            for k in ((1,), (2, 3)):
+                power(np.ones(3, np.float32), k)
+            for k in ([1], [2, 3]):
+                power(np.ones(3, np.float32), k)
+        """, "use.py", 13, "JC202"),
+}
+
+
+class Compiles:
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, event: str, duration_secs: float, **_: object) -> None:
+        if event == COMPILE:
+            self.count += 1
+
+
+@pytest.fixture
+def compiles() -> Iterator[Compiles]:
+    counter = Compiles()
+    jax.monitoring.register_event_duration_secs_listener(counter)
+    try:
+        yield counter
+    finally:
+        jax.monitoring.unregister_event_duration_listener(counter)
+
+
+def write_package(root: Path, files: dict[str, str]) -> None:
+    (root / "pyproject.toml").write_text("[tool.jitcheck]\n")
+    for name, text in {"__init__.py": "", **files}.items():
+        path = root / "pkg" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def findings(root: Path) -> list[tuple[str, int, str]]:
+    report = run([root], config_module.load(root), Options(jobs=1), root)
+    return sorted((Path(f.path).relative_to("pkg").as_posix(), f.line, f.code) for f in report.findings)
+
+
+@pytest.fixture
+def importable(tmp_path: Path) -> Iterator[Path]:
+    """``tmp_path`` on ``sys.path``, with the ``pkg`` modules a case imported forgotten afterwards."""
+    sys.path.insert(0, str(tmp_path))
+    try:
+        yield tmp_path
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+
+
+def run_case(root: Path, counter: Compiles) -> int:
+    importlib.invalidate_caches()
+    use = importlib.import_module("pkg.use")
+    counter.count = 0
+    use.run()
+    return counter.count
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_findings_where_jax_compiles_the_same_computation_again(name: str, importable: Path, compiles: Compiles) -> None:
+    files, expected, compiled, programs = CASES[name]
+    write_package(importable, files)
+    assert findings(importable) == sorted(expected)
+    assert run_case(importable, compiles) == compiled
+    # A finding exactly where jax compiled one computation more than once.
+    assert bool(expected) == (compiled > programs)
+
+
+@pytest.mark.parametrize("name", list(UNHASHABLE))
+def test_an_unhashable_static_argument_fails_in_jax_and_is_found(name: str, importable: Path, compiles: Compiles) -> None:
+    source, path, line, code = UNHASHABLE[name]
+    write_package(importable, {path: source})
+    assert findings(importable) == [(path, line, code)]
+    with pytest.raises((TypeError, ValueError), match="hash"):
+        run_case(importable, compiles)
+
+
+def test_a_callable_built_before_the_loop_is_reported_for_the_calls_that_rebuild_it(importable: Path) -> None:
+    """The loop finds the partial again (one compile per call of ``fit``): the message names the calls, not the loop."""
+    files, expected, _, _ = CASES["a callable built before the loop, in a function called again and again"]
+    write_package(importable, files)
+    report = run([importable], config_module.load(importable), Options(jobs=1), importable)
+    assert [f.code for f in report.findings] == [code for _, _, code in expected]
+    assert "on every call of `fit`" in report.findings[0].message
+    assert "loop iteration" not in report.findings[0].message
