@@ -54,7 +54,7 @@ from mypy_plugin.specs import (
     module_of,
     refers_to_decorator,
 )
-from mypy_plugin.resolution import found_by_mypy, imports_jitcheck, unresolved_messages
+from mypy_plugin.resolution import found_by_mypy, imports_jitcheck, skipped_by, skipped_messages, unresolved_messages
 from mypy_plugin.roles import GRAPH_CLASSES, NODE_MAPPINGS, ROLE_OF_TYPEVAR, is_graph_class, is_node_class
 
 if TYPE_CHECKING:
@@ -144,8 +144,11 @@ class JitcheckPlugin(Plugin):
             line = imports_jitcheck(file)
             if line is not None:
                 self._resolution_checked = True
+                skipped = skipped_by(self.options)
+                if skipped is not None:
+                    raise CompileError(skipped_messages(file.path, line, skipped), use_stdout=True)
                 if not found_by_mypy(self.options):
-                    raise CompileError(unresolved_messages(file.path, line), use_stdout=True)
+                    raise CompileError(unresolved_messages(file.path, line, self.options), use_stdout=True)
         return []
 
     def report_config_data(self, ctx: ReportConfigContext) -> object:

@@ -24,15 +24,19 @@ from mypy.nodes import (
     CallExpr,
     Decorator,
     DictExpr,
+    DictionaryComprehension,
     Expression,
     FuncDef,
     LambdaExpr,
+    ListComprehension,
     ListExpr,
     MemberExpr,
     MypyFile,
     NameExpr,
     OverloadedFuncDef,
     RefExpr,
+    SetComprehension,
+    SetExpr,
     StrExpr,
     SymbolNode,
     TupleExpr,
@@ -147,20 +151,29 @@ def _hash_finding(rule: Rule, problem: Unhashable, expr: Expression, position: s
     lists is not "a list".
     """
     text = expr_text(expr, limit=40)
-    if of_values:
+    where = ", in ".join(reversed(problem.path))
+    display = not problem.path and not of_values and isinstance(expr, _DISPLAYS)
+    if display:  # `[3, 4]` is a list; its inferred type (`list[Any]`) says nothing more
+        detail = f"it {problem.what}"
+    elif of_values:
         detail = f"its values' type {problem.subject} {problem.what}"
     elif problem.path:
         detail = f"{problem.subject} {problem.what}"
     else:
         detail = f"its type `{problem.offender}` {problem.what}"
     summary = f"`{text}` used as {position} cannot be a jit cache key: {detail}"
-    if len(summary) > 150:  # a long type: named on the note instead
-        summary = f"`{text}` used as {position} cannot be a jit cache key: it {problem.what}"
-    why = f"{problem.subject} {problem.what}: {problem.because}, and {position} is hashed into the cache key"
+    if len(summary) > 150:  # a long type: named on the note instead, the part at fault (a field) still here
+        summary = f"`{text}` used as {position} cannot be a jit cache key: {where + ' ' if where else 'it '}{problem.what}"
+    subject = f"`{text}`" if display else problem.subject
+    why = f"{subject} {problem.what}: {problem.because}, and {position} is hashed into the cache key"
     fields: dict[str, object] = {**problem.fields, "subject": f"`{text}`", "position": position}
     fields.setdefault("type", problem.offender)
     fix = problem.fix if problem.fix is not None else rule.format_help(**fields)
     return Finding(rule, expr, fields, help=fix, summary=summary, why=why)
+
+
+_DISPLAYS = (ListExpr, DictExpr, SetExpr, ListComprehension, DictionaryComprehension, SetComprehension)
+"""Expressions that spell their container: named by what they are, not by mypy's inferred type."""
 
 
 def _refers_to(expr: Expression, fullname: str) -> bool:
