@@ -84,6 +84,28 @@ CORPUS: tuple[tuple[str, str], ...] = (
 jit-like site that looks like a bug labelled by reading the code."""
 
 NEW_DEVELOPMENT: tuple[tuple[str, str], ...] = (
+    ("e3nn-jax", "0.21.0"),
+    ("dynamiqs", "0.3.7"),
+    ("jwave", "0.2.1"),
+    ("exojax", "2.6.0"),
+    ("cryojax", "0.6.0"),
+    ("galax", "0.0.2"),
+    ("jinns", "1.10.2"),
+    ("gfnx", "0.0.1"),
+    ("efax", "1.22.3"),
+    ("jaxspec", "0.4.1"),
+    ("jax-privacy", "2.0.0"),
+    ("fjformer", "0.0.91"),
+    ("kheperax", "0.2.0"),
+    ("evorl-jax", "0.1.1"),
+    ("jaxued", "0.0.1"),
+    ("equimo", "1.1.0"),
+    ("exponax", "0.2.0"),
+    ("hj-reachability", "0.7.0"),
+    ("jaxkan", "0.3.7"),
+    ("jaxpm", "0.1.6"),
+    ("navix", "0.7.4"),
+    ("jaxwavelets", "0.1.13"),
 )
 """Issue 23's new libraries on the development side of the split rule (benchmarks/corpus/split.py):
 labelled by reading the code; the rules may be tuned on them."""
