@@ -97,3 +97,13 @@ __all__ = [
     "check_traces",
     "unchecked",
 ]
+
+# Debug mode from the environment (JITCHECK_DEBUG, see docs/debug.md), switched on once the
+# runtime core has loaded: the core itself never imports the debug layer. When the variable
+# is unset this costs one dictionary look-up and imports nothing.
+import os as _os
+
+if _os.environ.get("JITCHECK_DEBUG"):
+    from jitcheck.debug.switch import enable_when_core_loads as _enable_when_core_loads
+
+    _enable_when_core_loads()

@@ -50,20 +50,3 @@ __all__ = [
     "check_traces",
     "unchecked",
 ]
-
-# Debug mode switched on from the environment (JITCHECK_DEBUG, see docs/debug.md): when
-# the variable is unset this costs one dictionary look-up and imports nothing. When the
-# debug layer itself is what imports the core (its modules are loading right now), the
-# switch is left to the debug layer's entry points, which read the environment once
-# their modules are whole.
-import os as _os
-import sys as _sys
-
-def _debug_layer_loading() -> bool:
-    return any(name.startswith("jitcheck.debug.") and name != "jitcheck.debug.switch" for name in _sys.modules)
-
-
-if _os.environ.get("JITCHECK_DEBUG") and not _debug_layer_loading():
-    from jitcheck.debug.switch import enable_from_environment as _enable_from_environment
-
-    _enable_from_environment()

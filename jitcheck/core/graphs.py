@@ -27,6 +27,7 @@ from jitcheck.core.frozen import Frozen, OrderedMap, frozen_map
 from jitcheck.core.keys import KeyProblem, key_problems, strict_key
 from jitcheck.core.names import N, V
 from jitcheck.core.partial import ValuePartial
+from jitcheck.core.shapes import short_shape
 from jitcheck.core.violations import (
     Refused,
     ReturnedUnlike,
@@ -295,8 +296,6 @@ def check_names(graph: AnyGraph) -> Iterator[Violation]:
 
 def trace_failure(path: tuple[Hashable, ...], label: Hashable, node: NodeDefinition[Any], args: list[Any], error: BaseException) -> Violation:
     """The JC502 violation of a body that failed while jax traced it: the node, its input shapes, the error."""
-    from jitcheck.core.traced import short_shape
-
     shapes = ", ".join(f"{p!r}: {short_shape(a)}" for p, a in zip(node.inputs, args))
     text = str(error)
     return violation(

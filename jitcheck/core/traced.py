@@ -26,6 +26,7 @@ from jitcheck.core.graphs import (
 )
 from jitcheck.core.keys import is_array
 from jitcheck.core.names import N, V
+from jitcheck.core.shapes import shape_dtype, shape_of, short_shape
 from jitcheck.core.violations import Refused, Violation, node_name, refusal
 
 G = TypeVar("G", bound=CallableGraph[Any, Any])
@@ -66,29 +67,6 @@ class GraphWithValues(Frozen, Generic[G, V]):
             )
         object.__setattr__(self, "values", frozen_map(self.values))
         super().__post_init__()
-
-
-def shape_dtype(shape: tuple[int, ...], dtype: Any, *, weak_type: bool = False) -> jax.ShapeDtypeStruct:
-    """A ``jax.ShapeDtypeStruct`` (typed wrapper: jax leaves its constructor unannotated)."""
-    return jax.ShapeDtypeStruct(shape, dtype, weak_type=weak_type)  # type: ignore[no-untyped-call]
-
-
-def shape_of(value: Any) -> Any:
-    """``value`` with every array (or tracer) leaf replaced by its ``ShapeDtypeStruct``.
-
-    Python numbers become weakly typed scalars, as jax would trace them; other leaves
-    stay as they are.
-    """
-
-    def leaf(x: Any) -> Any:
-        if isinstance(x, jax.ShapeDtypeStruct):
-            return x
-        if is_array(x) or isinstance(x, np.generic):
-            aval = jax.typeof(x)
-            return shape_dtype(aval.shape, aval.dtype, weak_type=getattr(aval, "weak_type", False))
-        return x
-
-    return jax.tree_util.tree_map(leaf, value)
 
 
 def _computed_shape(value: Any) -> Any:
@@ -170,17 +148,6 @@ def trace_graph(valued: GraphWithValues[CallableGraph[Any, Any], Any]) -> _Resul
         raise
     ordered = (*valued.values, *graph.graph.computed())
     return _Result(closed, OrderedMap((place, shapes[place]) for place in ordered))
-
-
-def short_shape(value: Any) -> str:
-    """``value``'s shapes in brief for messages: ``float32[3, 4]`` per array leaf."""
-
-    def leaf(x: Any) -> Any:
-        if isinstance(x, jax.ShapeDtypeStruct):
-            return f"{x.dtype}{list(x.shape)}"
-        return x
-
-    return str(jax.tree_util.tree_map(leaf, shape_of(value)))
 
 
 def check_traced_callable(traced: Traced[Any, Any]) -> Iterator[Violation]:

@@ -91,10 +91,10 @@ def _from_user(depth: int = 2) -> bool:
 def _traced(fn: Callable[..., Any], transformation: str) -> Callable[..., Any]:
     """``fn`` wrapped so that each trace is counted and its cache key reported (the same wrapper for an equal ``fn``)."""
     from jitcheck.core.keys import describe
-    from jitcheck.debug import watching
+    from jitcheck.debug.owners import owner_for, traced_for
 
-    owner = watching._owner_for(fn)
-    traced = watching._traced_for(fn, owner)
+    owner = owner_for(fn)
+    traced = traced_for(fn, owner)
     counted = getattr(traced, "_jitcheck_counted", None)
     if counted is not None:
         return counted  # type: ignore[no-any-return]
