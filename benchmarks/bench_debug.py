@@ -15,6 +15,11 @@ plain ``jax.jit`` in fresh interpreters that imported either copy. Every side ru
 from a copy in a sibling folder named alike, the order alternating, so neither the
 path nor going first favours one. And, in this process, building a ``JitGraph`` with
 debug mode off against building it unchecked and running its checks by hand.
+The recompile recorder (``--recorder`` runs only these): a cache-hit ``jax.jit`` call
+with the recorder off (its pytest plugin and module imported, nothing hooked) and on,
+against a process that never imported jitcheck, and a trace (``jax.jit(f).trace``)
+with the recorder on against off; fresh interpreters, rounds interleaved with the
+order rotating, median and best of each.
 """
 
 from __future__ import annotations
@@ -191,6 +196,84 @@ print(min(times))
 """
 
 
+# A child that times, in one mode (argv[1]: plain, off or on), cache-hit calls of a plain jax.jit (windows of
+# calls, per call) and traces of a fresh closure of a 40-op function (jax.jit(make()).trace(x), no compile),
+# and prints the per-window times of both, one line each.
+_RECORDER = """
+import sys, time
+mode = sys.argv[1]
+if mode != "plain":
+    import jitcheck.debug.pytest_plugin, jitcheck.debug.recompiles
+if mode == "on":
+    jitcheck.debug.recompiles.install()
+import jax, jax.numpy as jnp
+
+def dense(x, w):
+    return jnp.tanh(x @ w)
+
+def make():
+    def body(x):
+        for i in range(20):
+            x = jnp.sin(x) * 1.5
+        return x
+    return body
+
+plain = jax.jit(dense)
+x, w = jnp.ones((8, 4)), jnp.ones((4, 16))
+plain(x, w).block_until_ready(); plain(x, w).block_until_ready()
+hits = []
+for _ in range(%d):
+    t = time.perf_counter()
+    for _ in range(%d):
+        plain(x, w).block_until_ready()
+    hits.append((time.perf_counter() - t) / %d)
+traces = []
+jax.jit(make()).trace(x)
+for _ in range(%d):
+    t = time.perf_counter()
+    jax.jit(make()).trace(x)
+    traces.append(time.perf_counter() - t)
+print(*hits)
+print(*traces)
+"""
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _recorder_figures(rounds: int, windows: int, number: int, traces: int) -> list[Figure]:
+    """The recorder's cost: cache hits off and on against no jitcheck at all, and a trace on against off."""
+    hits: dict[str, list[float]] = {"plain": [], "off": [], "on": []}
+    traced: dict[str, list[float]] = {"plain": [], "off": [], "on": []}
+    code = _RECORDER % (windows, number, number, traces)
+    env = _child_env(ROOT)
+    modes = ["plain", "off", "on"]
+    for round_ in range(rounds):
+        for mode in modes[round_ % 3 :] + modes[: round_ % 3]:  # each mode in each place
+            done = subprocess.run([sys.executable, "-c", code, mode], env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+            first, second = done.stdout.strip().splitlines()[-2:]
+            hits[mode] += [float(v) for v in first.split()]
+            traced[mode] += [float(v) for v in second.split()]
+
+    def figure(name: str, subject: str, baseline: str, mine: list[float], theirs: list[float], target: float | None, note: str) -> Figure:
+        medians = f"median {_median(mine) * 1e6:.1f} us vs {_median(theirs) * 1e6:.1f} us ({_median(mine) / _median(theirs):.3f}x)"
+        return Figure(name, subject, baseline, min(mine), min(theirs), target=target, note=f"{note}; best shown, {medians}")
+
+    how = f"{rounds} fresh interpreters per mode, interleaved (order rotating), each {windows} windows of {number} calls"
+    return [
+        figure("cache-hit jax.jit call, recorder off", "jax.jit(dense)(x, w), jitcheck's pytest plugin and recorder imported, recorder off",
+               "same, jitcheck never imported", hits["off"], hits["plain"], 1.02, how),
+        figure("cache-hit jax.jit call, recorder on", "jax.jit(dense)(x, w), recorder on",
+               "same, jitcheck never imported", hits["on"], hits["plain"], None, how + "; reported: a cache hit passes no hook"),
+        figure("trace, recorder on", "jax.jit(make()).trace(x), a fresh 20-step closure each time, recorder on",
+               "same, recorder off", traced["on"], traced["off"], None,
+               f"{rounds} fresh interpreters per mode, {traces} traces each; reported: one walk of the jaxpr jax made, never a second trace"),
+    ]  # fmt: skip
+
+
 def _run_child(code: str, env: dict[str, str], *args: str) -> list[float]:
     done = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
     return [float(v) for v in done.stdout.split()]
@@ -279,6 +362,7 @@ def run(quick: bool) -> Section:
     figures = _import_figures(repeat)
     figures += _hit_figures(3 if quick else 9, 200, 7 if quick else 35)
     figures.append(_construction_figure(7 if quick else 21))
+    figures += _recorder_figures(3 if quick else 9, 35, 200, 30)
     return Section(
         "Debug mode (jitcheck.debug)",
         figures,
@@ -291,6 +375,10 @@ def run(quick: bool) -> Section:
 
 
 if __name__ == "__main__":
-    section = run(quick="--quick" in sys.argv)
-    for figure in section.figures:
-        print(f"{figure.name}: {figure.ratio:.3f}x ({figure.subject_seconds:.4f} s vs {figure.baseline_seconds:.4f} s)")
+    quick = "--quick" in sys.argv
+    if "--recorder" in sys.argv:
+        figures = _recorder_figures(3 if quick else 9, 35, 200, 30)
+    else:
+        figures = run(quick=quick).figures
+    for figure in figures:
+        print(f"{figure.name}: {figure.ratio:.3f}x ({figure.subject_seconds:.7f} s vs {figure.baseline_seconds:.7f} s) {figure.note}")

@@ -77,7 +77,8 @@ def same_value(a: object, b: object, depth: int = 4) -> bool:
             same_value(x, y, depth - 1) for x, y in zip(cells_a, cells_b)
         )
     if isinstance(a, (tuple, list)):
-        return len(a) == len(b) and all(same_value(x, y, depth - 1) for x, y in zip(a, b))  # type: ignore[arg-type]
+        other: Any = b
+        return len(a) == len(other) and all(same_value(x, y, depth - 1) for x, y in zip(a, other))
     if isinstance(a, functools.partial) and isinstance(b, functools.partial):
         return same_value(a.func, b.func, depth - 1) and same_value((a.args, tuple(a.keywords.items())), (b.args, tuple(b.keywords.items())), depth - 1)
     return False

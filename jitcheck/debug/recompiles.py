@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 import sys
 import threading
 import time
@@ -124,7 +125,8 @@ class Site:
 
 _traces: list[Trace] = []
 _sites: dict[tuple[str, str, str], Site] = {}
-_counts = {"traces": 0, "dropped": 0, "unattributed_compiles": 0, "unattributed_seconds": 0.0, "errors": 0}
+_counts = {"traces": 0, "dropped": 0, "unattributed_compiles": 0, "errors": 0}
+_unattributed_seconds = [0.0]
 _subjects: dict[int, Subject] = {}
 """Per trace index, what jax keyed it on, until its compile (or the next trace of its thread) takes it."""
 
@@ -204,7 +206,11 @@ def _pmapped(frame: types.FrameType | None) -> Any:
 
 def _remember_site(key: int, referent: Any, site: Location | None) -> None:
     with _lock:
-        _wrapper_sites[key] = (weakref.ref(referent, lambda _, key=key: _wrapper_sites.pop(key, None)), site)
+        _wrapper_sites[key] = (weakref.ref(referent, functools.partial(_drop_site, key)), site)
+
+
+def _drop_site(key: int, _: object) -> None:
+    _wrapper_sites.pop(key, None)
 
 
 def _site_of(key: int, referent: Any) -> tuple[bool, Location | None]:
@@ -251,8 +257,8 @@ def _record_trace(fun: Any, ji: Any, params: Any, args: Any, kwargs: Any, nested
 
     jaxpr = params.params["jaxpr"]
     with _lock:
-        known = _by_jaxpr.get(id(jaxpr))
-        if known is not None and known[0]() is jaxpr:
+        seen = _by_jaxpr.get(id(jaxpr))
+        if seen is not None and seen[0]() is jaxpr:
             return  # jax found this jaxpr in its own cache: nothing was traced
     build = _builds.get(id(ji))
     if build is not None and build[0] is ji:
@@ -320,7 +326,7 @@ def _record_trace(fun: Any, ji: Any, params: Any, args: Any, kwargs: Any, nested
         if call_site is not None and len(entry.call_sites) < 10:
             entry.call_sites[str(call_site)] = None
         key = id(jaxpr)
-        _by_jaxpr[key] = (weakref.ref(jaxpr, lambda _, key=key: _forget(key)), trace)
+        _by_jaxpr[key] = (weakref.ref(jaxpr, functools.partial(_forget, key)), trace)
         if not nested:
             _subjects[trace.index] = Subject(subject_fun, statics, constants)
             previous = getattr(_local, "last", None)
@@ -329,7 +335,7 @@ def _record_trace(fun: Any, ji: Any, params: Any, args: Any, kwargs: Any, nested
             _local.last = trace
 
 
-def _forget(key: int) -> None:
+def _forget(key: int, _: object = None) -> None:
     with _lock:
         found = _by_jaxpr.get(key)
         if found is not None and found[0]() is None:
@@ -360,11 +366,11 @@ def _hooked_call_impl_python(*args: Any, jaxpr: Any, **params: Any) -> Any:
         stack.pop()
 
 
-def _on_event(event: str, duration: float, **_: Any) -> None:
+def _on_event(event: str, duration_secs: float, **_: str | int) -> None:
     if event != BACKEND_COMPILE_EVENT or not _originals:
         return
     try:
-        _record_compile(duration)
+        _record_compile(duration_secs)
     except Exception:  # the recorder never breaks the program it records
         _counts["errors"] += 1
 
@@ -386,7 +392,7 @@ def _derived(jaxpr: Any, name: object) -> Trace:
     entry.traces += 1
     entry.fingerprints.add(structure)
     key = id(jaxpr)
-    _by_jaxpr[key] = (weakref.ref(jaxpr, lambda _, key=key: _forget(key)), trace)
+    _by_jaxpr[key] = (weakref.ref(jaxpr, functools.partial(_forget, key)), trace)
     _subjects[trace.index] = Subject(None, (), constants)
     return trace
 
@@ -403,7 +409,7 @@ def _record_compile(duration: float) -> None:
             trace = getattr(_local, "last", None)  # lower().compile(): the thread's last top-level trace
         if trace is None:
             _counts["unattributed_compiles"] += 1
-            _counts["unattributed_seconds"] += duration
+            _unattributed_seconds[0] += duration
             return
         trace.compiles += 1
         trace.compile_seconds += duration
@@ -426,8 +432,6 @@ def _record_compile(duration: float) -> None:
 
 
 def _hooked_filter_jit(original: Callable[..., Any]) -> Callable[..., Any]:
-    import functools
-
     @functools.wraps(original)
     def filter_jit(*args: Any, **kwargs: Any) -> Any:
         made = original(*args, **kwargs)
@@ -462,7 +466,7 @@ def _patch_equinox(module: Any) -> None:
     _originals["equinox.filter_jit"] = current
     module.filter_jit = hooked
     if jit_module is not None and getattr(jit_module, "filter_jit", None) is current:
-        jit_module.filter_jit = hooked
+        setattr(jit_module, "filter_jit", hooked)
 
 
 def install() -> None:
@@ -513,7 +517,7 @@ def uninstall() -> None:
         for name in ("equinox", "equinox._jit"):
             module = sys.modules.get(name)
             if module is not None and hasattr(getattr(module, "filter_jit", None), "_jitcheck_recorder_original"):
-                module.filter_jit = original
+                setattr(module, "filter_jit", original)
 
 
 def recording() -> bool:
@@ -528,7 +532,8 @@ def clear() -> None:
         _sites.clear()
         _subjects.clear()
         _by_jaxpr.clear()
-        _counts.update(traces=0, dropped=0, unattributed_compiles=0, unattributed_seconds=0.0, errors=0)
+        _counts.update(traces=0, dropped=0, unattributed_compiles=0, errors=0)
+        _unattributed_seconds[0] = 0.0
         _local.__dict__.pop("last", None)
 
 
@@ -547,7 +552,7 @@ def sites() -> list[Site]:
 def counts() -> dict[str, Any]:
     """Totals the per-site records do not hold: traces dropped from the list, compiles no trace claimed, hook errors."""
     with _lock:
-        return dict(_counts)
+        return {**_counts, "unattributed_seconds": _unattributed_seconds[0]}
 
 
 __all__ = ["KEPT_TRACES", "Site", "Trace", "clear", "counts", "install", "recording", "sites", "traces", "uninstall"]
