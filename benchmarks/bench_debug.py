@@ -16,10 +16,11 @@ from a copy in a sibling folder named alike, the order alternating, so neither t
 path nor going first favours one. And, in this process, building a ``JitGraph`` with
 debug mode off against building it unchecked and running its checks by hand.
 The recompile recorder (``--recorder`` runs only these): a cache-hit ``jax.jit`` call
-with the recorder off (its pytest plugin and module imported, nothing hooked) and on,
-against a process that never imported jitcheck, and a trace (``jax.jit(f).trace``)
-with the recorder on against off; fresh interpreters, rounds interleaved with the
-order rotating, median and best of each.
+with the recorder off (its pytest plugin and module imported, nothing hooked) against
+interpreters that never imported jitcheck (and those against more of the same: the
+noise floor), rounds interleaved with the order rotating; and, in one interpreter with
+the recorder switched on and off between windows, a cache hit and a trace
+(``jax.jit(f).trace``) on against off. Median beside best for each.
 """
 
 from __future__ import annotations
@@ -196,16 +197,16 @@ print(min(times))
 """
 
 
-# A child that times, in one mode (argv[1]: plain, off or on), cache-hit calls of a plain jax.jit (windows of
-# calls, per call) and traces of a fresh closure of a 40-op function (jax.jit(make()).trace(x), no compile),
-# and prints the per-window times of both, one line each.
+# A child that times cache-hit calls of a plain jax.jit (windows of calls, per call) and traces of a fresh
+# closure of a 20-step function (jax.jit(make()).trace(x), no compile). argv[1] "plain": jitcheck never imported,
+# one line of hit times; "recorder": jitcheck's pytest plugin and recorder imported, the recorder switched on and
+# off between windows (install/uninstall, order alternating), four lines: hits off, hits on, traces off, traces on.
 _RECORDER = """
 import sys, time
-mode = sys.argv[1]
-if mode != "plain":
-    import jitcheck.debug.pytest_plugin, jitcheck.debug.recompiles
-if mode == "on":
-    jitcheck.debug.recompiles.install()
+recorder = sys.argv[1] == "recorder"
+if recorder:
+    import jitcheck.debug.pytest_plugin
+    from jitcheck.debug import recompiles
 import jax, jax.numpy as jnp
 
 def dense(x, w):
@@ -221,20 +222,24 @@ def make():
 plain = jax.jit(dense)
 x, w = jnp.ones((8, 4)), jnp.ones((4, 16))
 plain(x, w).block_until_ready(); plain(x, w).block_until_ready()
-hits = []
-for _ in range(%d):
-    t = time.perf_counter()
-    for _ in range(%d):
-        plain(x, w).block_until_ready()
-    hits.append((time.perf_counter() - t) / %d)
-traces = []
 jax.jit(make()).trace(x)
-for _ in range(%d):
-    t = time.perf_counter()
-    jax.jit(make()).trace(x)
-    traces.append(time.perf_counter() - t)
-print(*hits)
-print(*traces)
+modes = [False, True] if recorder else [False]
+hits = {m: [] for m in modes}
+traces = {m: [] for m in modes}
+for window in range(%d):
+    for on in (modes if window %% 2 else modes[::-1]):
+        if recorder:
+            (recompiles.install if on else recompiles.uninstall)()
+        t = time.perf_counter()
+        for _ in range(%d):
+            plain(x, w).block_until_ready()
+        hits[on].append((time.perf_counter() - t) / %d)
+        t = time.perf_counter()
+        jax.jit(make()).trace(x)
+        traces[on].append(time.perf_counter() - t)
+for table in (hits, traces):
+    for m in modes:
+        print(*table[m])
 """
 
 
@@ -244,33 +249,40 @@ def _median(values: list[float]) -> float:
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def _recorder_figures(rounds: int, windows: int, number: int, traces: int) -> list[Figure]:
-    """The recorder's cost: cache hits off and on against no jitcheck at all, and a trace on against off."""
-    hits: dict[str, list[float]] = {"plain": [], "off": [], "on": []}
-    traced: dict[str, list[float]] = {"plain": [], "off": [], "on": []}
-    code = _RECORDER % (windows, number, number, traces)
+def _recorder_figures(rounds: int, windows: int, number: int) -> list[Figure]:
+    """The recorder's cost: a cache hit with it off against no jitcheck (and the same code twice, the noise
+    floor), across fresh interpreters; a cache hit and a trace with it on against off, in one interpreter."""
+    found: dict[str, list[float]] = {name: [] for name in ("plain", "plain2", "off", "on", "trace off", "trace on")}
+    code = _RECORDER % (windows, number, number)
     env = _child_env(ROOT)
-    modes = ["plain", "off", "on"]
+    runs = ["plain", "plain2", "recorder"]
     for round_ in range(rounds):
-        for mode in modes[round_ % 3 :] + modes[: round_ % 3]:  # each mode in each place
-            done = subprocess.run([sys.executable, "-c", code, mode], env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
-            first, second = done.stdout.strip().splitlines()[-2:]
-            hits[mode] += [float(v) for v in first.split()]
-            traced[mode] += [float(v) for v in second.split()]
+        for run_ in runs[round_ % 3 :] + runs[: round_ % 3]:  # each in each place
+            done = subprocess.run([sys.executable, "-c", code, "plain" if run_ == "plain2" else run_], env=env,
+                                  capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())  # fmt: skip
+            lines = [[float(v) for v in line.split()] for line in done.stdout.strip().splitlines()]
+            if run_ == "recorder":
+                for name, values in zip(("off", "on", "trace off", "trace on"), lines[-4:]):
+                    found[name] += values
+            else:
+                found[run_] += lines[-2]
 
-    def figure(name: str, subject: str, baseline: str, mine: list[float], theirs: list[float], target: float | None, note: str) -> Figure:
-        medians = f"median {_median(mine) * 1e6:.1f} us vs {_median(theirs) * 1e6:.1f} us ({_median(mine) / _median(theirs):.3f}x)"
-        return Figure(name, subject, baseline, min(mine), min(theirs), target=target, note=f"{note}; best shown, {medians}")
+    def figure(name: str, subject: str, baseline: str, mine: str, theirs: str, target: float | None, note: str) -> Figure:
+        a, b = found[mine], found[theirs]
+        medians = f"median {_median(a) * 1e6:.1f} us vs {_median(b) * 1e6:.1f} us ({_median(a) / _median(b):.3f}x)"
+        return Figure(name, subject, baseline, min(a), min(b), target=target, note=f"{note}; best of each shown, {medians}")
 
-    how = f"{rounds} fresh interpreters per mode, interleaved (order rotating), each {windows} windows of {number} calls"
+    across = f"{rounds} fresh interpreters each, interleaved (order rotating), {windows} windows of {number} calls each"
+    within = f"{rounds} fresh interpreters, the recorder switched on and off between windows ({windows} each, order alternating)"
     return [
         figure("cache-hit jax.jit call, recorder off", "jax.jit(dense)(x, w), jitcheck's pytest plugin and recorder imported, recorder off",
-               "same, jitcheck never imported", hits["off"], hits["plain"], 1.02, how),
-        figure("cache-hit jax.jit call, recorder on", "jax.jit(dense)(x, w), recorder on",
-               "same, jitcheck never imported", hits["on"], hits["plain"], None, how + "; reported: a cache hit passes no hook"),
-        figure("trace, recorder on", "jax.jit(make()).trace(x), a fresh 20-step closure each time, recorder on",
-               "same, recorder off", traced["on"], traced["off"], None,
-               f"{rounds} fresh interpreters per mode, {traces} traces each; reported: one walk of the jaxpr jax made, never a second trace"),
+               "same, jitcheck never imported", "off", "plain", 1.02, across + "; off, jax's functions are its own: nothing is hooked"),
+        figure("noise floor: cache-hit jax.jit call, the same code twice", "jax.jit(dense)(x, w), jitcheck never imported",
+               "same, other interpreters", "plain2", "plain", None, across + "; reported only: identical code"),
+        figure("cache-hit jax.jit call, recorder on", "jax.jit(dense)(x, w), recorder on", "same, recorder off",
+               "on", "off", None, within + "; reported: a cache hit passes no hook"),
+        figure("trace, recorder on", "jax.jit(make()).trace(x), a fresh 20-step closure, recorder on", "same, recorder off",
+               "trace on", "trace off", None, within + "; reported: one walk of the jaxpr jax made, never a second trace"),
     ]  # fmt: skip
 
 
@@ -362,7 +374,7 @@ def run(quick: bool) -> Section:
     figures = _import_figures(repeat)
     figures += _hit_figures(3 if quick else 9, 200, 7 if quick else 35)
     figures.append(_construction_figure(7 if quick else 21))
-    figures += _recorder_figures(3 if quick else 9, 35, 200, 30)
+    figures += _recorder_figures(3 if quick else 9, 35, 200)
     return Section(
         "Debug mode (jitcheck.debug)",
         figures,
@@ -377,7 +389,7 @@ def run(quick: bool) -> Section:
 if __name__ == "__main__":
     quick = "--quick" in sys.argv
     if "--recorder" in sys.argv:
-        figures = _recorder_figures(3 if quick else 9, 35, 200, 30)
+        figures = _recorder_figures(3 if quick else 9, 35, 200)
     else:
         figures = run(quick=quick).figures
     for figure in figures:

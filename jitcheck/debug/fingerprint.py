@@ -25,19 +25,21 @@ _CONSTANT_BYTES = 1 << 24
 
 
 class _Digests:
-    """The structure digest and the constants digest of one walk."""
+    """The parts of the structure digest and the constants digest of one walk (hashed once, at the end)."""
 
     __slots__ = ("structure", "constants")
 
     def __init__(self) -> None:
-        self.structure = hashlib.blake2b(digest_size=12)
+        self.structure: list[str] = []
         self.constants = hashlib.blake2b(digest_size=12)
 
     def text(self, value: str) -> None:
-        self.structure.update(value.encode("utf-8", "replace"))
-        self.structure.update(b"\x00")
+        self.structure.append(value)
 
     def constant(self, value: Any) -> None:
+        if type(value) in (int, float, bool, complex):
+            self.constants.update(f"{type(value).__name__}:{value!r}\x00".encode())
+            return
         try:
             array = np.asarray(value)
             self.constants.update(str(array.dtype).encode())
@@ -48,10 +50,28 @@ class _Digests:
             self.constants.update(f"{type(value).__qualname__}:{value!r}".encode("utf-8", "replace"))
         self.constants.update(b"\x00")
 
+    def structure_digest(self) -> str:
+        return hashlib.blake2b("\x00".join(self.structure).encode("utf-8", "replace"), digest_size=12).hexdigest()
+
+
+_AVALS: dict[tuple[Any, ...], str] = {}
+
 
 def _aval(value: Any) -> str:
+    """An aval as text (``float32[4]``, weak types marked), kept per (type, shape, dtype, weak type): jax's str is slow."""
     aval = getattr(value, "aval", None)
-    return str(aval) if aval is not None else type(value).__qualname__
+    if aval is None:
+        return type(value).__qualname__
+    try:
+        key = (type(aval), getattr(aval, "shape", None), getattr(aval, "dtype", None), getattr(aval, "weak_type", None))
+        text = _AVALS.get(key)
+    except TypeError:  # an aval with unhashable parts
+        return str(aval)
+    if text is None:
+        if len(_AVALS) > 4096:
+            _AVALS.clear()
+        text = _AVALS[key] = str(aval) + (" weak" if key[3] else "")
+    return text
 
 
 def _param(value: Any, digests: _Digests) -> None:
@@ -123,7 +143,7 @@ def fingerprint(closed: core.ClosedJaxpr, statics: Iterable[tuple[str, object]] 
     for path, value in statics:
         digests.text(f"static {path}: {type(value).__module__}.{type(value).__qualname__}")
     _closed(closed, digests)
-    return digests.structure.hexdigest(), digests.constants.hexdigest()
+    return digests.structure_digest(), digests.constants.hexdigest()
 
 
 __all__ = ["fingerprint"]

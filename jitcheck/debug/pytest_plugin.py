@@ -68,7 +68,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
         if target and not os.path.isdir(folder):
             raise pytest.UsageError(f"--jitcheck-recompiles-json {target}: the folder {folder} does not exist; create it or write the file elsewhere")
 
-        recompiles.install()
+        try:
+            recompiles.install()
+        except RuntimeError as error:
+            raise pytest.UsageError(f"--jitcheck-recompiles: {error}") from error
         _STATE["recording"] = True
     asked = [*getattr(options, "jitcheck_packages", []), *early_config.getini("jitcheck_packages")]
     max_traces = getattr(options, "jitcheck_max_traces", None)
@@ -104,6 +107,19 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     policy = TRACKER.default
     lines.append(f"jitcheck debug mode: on (beartype on {hooked}; max traces {policy.max_traces}, on retrace {policy.on_retrace})")
     return lines
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    if not _STATE["recording"]:
+        return (yield)
+    from jitcheck.debug.recompiles import set_context
+
+    set_context(item.nodeid)
+    try:
+        return (yield)
+    finally:
+        set_context(None)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

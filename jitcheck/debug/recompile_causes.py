@@ -19,12 +19,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import types
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any
 
+from jitcheck.core.graphs import CallableGraph
 from jitcheck.core.keys import callable_problem, describe, key_problems
-from jitcheck.debug.explain import rebuilt, short
-from jitcheck.rules import IDENTITY_CALLABLE, Rule
+from jitcheck.debug.explain import graph_changes, rebuilt, short
+from jitcheck.rules import IDENTITY_CALLABLE, STATEFUL_FUNCTION_REBUILT, Rule
 
 CAUSES = ("callable", "static", "constants", "other")
 """Every cause a recompile is put down to, in the order of the JSON ``causes`` counts."""
@@ -107,7 +108,23 @@ def _callable_cause(function: object, detail: str, constants: bool) -> Cause:
     return Cause(kind, None, "build the jitted function once and pass what changes as arguments", detail)
 
 
+def _graph_cause(before: CallableGraph[Any, Any], after: CallableGraph[Any, Any], constants: bool) -> Cause | None:
+    """A static graph (``JitGraph.jit_call``) whose nodes changed: the first change, by node and setting."""
+    change = next(iter(graph_changes("graph", before, after)), None)
+    if change is None:
+        return None
+    if constants:
+        detail = f"{change.detail}, and only the constants of the program with it"
+        help_ = f"make `{change.path}` an input place (a traced value) instead of a node setting: it only changes a constant of the program"
+        return Cause("constants", None, help_, detail)
+    return Cause("static", change.rule, change.fix, change.detail)
+
+
 def _static_cause(path: str, before: object, after: object, constants: bool) -> Cause:
+    if isinstance(before, CallableGraph) and isinstance(after, CallableGraph):
+        found = _graph_cause(before, after, constants)
+        if found is not None:
+            return found
     problem = next(iter(key_problems(after, path, callable_position=callable(after))), None)
     if constants:
         detail = f"static argument `{path}` changed from {short(before)} to {short(after)}, and only the constants of the program with it"
@@ -119,8 +136,18 @@ def _static_cause(path: str, before: object, after: object, constants: bool) -> 
     return Cause("static", problem.rule if problem is not None else None, f"pass `{path}` as a traced argument, or leave it out of the jitted function's arguments", detail)
 
 
-def classify(before: Subject, after: Subject) -> Cause:
-    """Why ``after`` compiled again the program ``before`` compiled (same site, same fingerprint)."""
+def classify(before: Subject | None, after: Subject, wrapper: str = "jax.jit") -> Cause:
+    """Why ``after`` compiled again the program ``before`` compiled (same site, same fingerprint, one ``wrapper``).
+
+    ``before`` is None when the recorder let go of it (a site with many programs):
+    the cause is then judged from ``after`` alone.
+    """
+    if wrapper == "jitcheck.StatefulFunction":  # a StatefulFunction keeps its cache in the object: a new one traces again
+        subject = describe(after.function)
+        detail = f"`{subject}` is traced by a new StatefulFunction, whose cache starts empty"
+        return Cause("callable", STATEFUL_FUNCTION_REBUILT, STATEFUL_FUNCTION_REBUILT.format_help(subject=subject), detail)
+    if before is None:
+        return _alone(after)
     constants = before.constants != after.constants
     new_function = not _equal(before.function, after.function)
     changed = [(path, a, b) for (path, a), (_, b) in zip(before.statics, after.statics) if not _equal(a, b)]
@@ -138,9 +165,20 @@ def classify(before: Subject, after: Subject) -> Cause:
     return Cause("other", None, _OTHER_HELP, "the same function and static arguments compiled the same program again")
 
 
-def cause_counts(kinds: Sequence[str]) -> dict[str, int]:
-    """How many recompiles each cause explains, every cause present (zero where none)."""
-    return {kind: sum(1 for k in kinds if k == kind) for kind in CAUSES}
+def _alone(after: Subject) -> Cause:
+    if callable_problem(after.function) is not None:
+        return _callable_cause(after.function, f"the jitted function `{describe(after.function)}` compiled a program again", False)
+    for path, value in after.statics:
+        problem = next(iter(key_problems(value, path, callable_position=callable(value))), None)
+        if problem is not None:
+            detail = f"static argument `{path}` is `{describe(value)}`, compared by identity"
+            return Cause("static", problem.rule, problem.rule.format_help(**{"position": "a static argument", **problem.fields}), detail)
+    return Cause("other", None, _OTHER_HELP, "the program was compiled again (what it was keyed on before is no longer kept)")
+
+
+def cause_counts(counted: Mapping[str, int]) -> dict[str, int]:
+    """How many recompiles each cause explains, every cause present (zero where none), in `CAUSES` order."""
+    return {kind: counted.get(kind, 0) for kind in CAUSES}
 
 
 __all__ = ["CAUSES", "Cause", "Subject", "cause_counts", "classify", "same_value"]

@@ -11,7 +11,6 @@ recompiles"): fields are only ever added, never renamed.
 
 from __future__ import annotations
 
-import collections
 import os
 from collections.abc import Callable
 from typing import Any
@@ -27,8 +26,8 @@ def _main_cause(site: Site) -> tuple[str | None, str | None, str | None, str | N
     """The commonest cause of a site's avoidable compiles: its kind, rule code, rule name and help."""
     if not site.causes:
         return None, None, None, None
-    kind, _ = collections.Counter(c.kind for c in site.causes).most_common(1)[0]
-    cause = next(c for c in site.causes if c.kind == kind)
+    kind, _ = site.causes.most_common(1)[0]
+    cause = site.first_cause[kind]
     rule = cause.rule
     return kind, (rule.code if rule else None), (rule.name if rule else None), cause.help
 
@@ -53,15 +52,16 @@ def _site_json(site: Site) -> dict[str, Any]:
         "nested_traces": site.nested_traces,
         "compiles": site.compiles,
         "avoidable_compiles": site.avoidable,
+        "avoidable_in_one_test": site.avoidable_in_one_test,
         "distinct_programs": len(site.fingerprints),
         "compile_seconds": round(site.compile_seconds, 6),
         "lost_seconds": round(site.lost_seconds, 6),
-        "causes": cause_counts([c.kind for c in site.causes]),
+        "causes": cause_counts(site.causes),
         "cause": kind,
         "rule": code,
         "rule_name": name,
         "help": help_,
-        "detail": site.causes[0].detail if site.causes else None,
+        "detail": site.first_cause[_main_cause(site)[0] or ""].detail if site.causes else None,
         "call_sites": list(site.call_sites),
     }
 
@@ -106,7 +106,7 @@ def merge(found: list[dict[str, Any]]) -> dict[str, Any]:
             if into is None:
                 merged[key] = {**site, "causes": dict(site["causes"]), "call_sites": list(site["call_sites"])}
                 continue
-            for field in ("traces", "nested_traces", "compiles", "avoidable_compiles", "distinct_programs", "compile_seconds", "lost_seconds"):
+            for field in ("traces", "nested_traces", "compiles", "avoidable_compiles", "avoidable_in_one_test", "distinct_programs", "compile_seconds", "lost_seconds"):
                 into[field] += site[field]
             for kind, n in site["causes"].items():
                 into["causes"][kind] = into["causes"].get(kind, 0) + n
@@ -161,6 +161,10 @@ def render_table(data: dict[str, Any], top: int = TOP, shown_path: Callable[[str
             f"jax's own jitted functions (jnp, eager operations): {_plural(sum(s['compiles'] for s in internal), 'compile')} "
             f"({_seconds(sum(s['compile_seconds'] for s in internal))}), not listed"
         )
+    quiet = [s for s in user if not s["compiles"] and not s["nested_traces"]]
+    user = [s for s in user if s["compiles"] or s["nested_traces"]]
+    if quiet:
+        lines.append(f"{_plural(len(quiet), 'site')} traced without compiling (make_jaxpr, eval_shape, lower): not listed")
     if not user:
         return lines
     header = ("site", "function", "wrapper", "compiles", "avoidable", "compiling", "lost", "cause", "rule")

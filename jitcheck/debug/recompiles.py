@@ -21,6 +21,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import importlib
 import sys
 import threading
 import time
@@ -34,6 +35,9 @@ from jitcheck.debug.recompile_causes import Cause, Subject, classify
 
 KEPT_TRACES = 20000
 """The most traces kept one by one (the per-site counts are always complete)."""
+
+SUBJECTS_KEPT = 64
+"""Per site, the most programs whose function and static arguments are kept to explain a recompile."""
 
 WRAPPER_LIBRARIES = ("equinox", "flax")
 """Packages whose frames are the inside of a jit wrapper, skipped when looking for the user's site."""
@@ -71,6 +75,8 @@ class Trace:
     cause: Cause | None = None
     repeats: int | None = None
     """The index of the earlier trace of this site whose program this one compiled again."""
+    context: str | None = None
+    """What the program was doing (under pytest: the test's node id), from `set_context`."""
 
     @property
     def site_key(self) -> tuple[str, str, str]:
@@ -98,6 +104,7 @@ class Trace:
             "cause": self.cause.kind if self.cause is not None else None,
             "rule": self.cause.rule.code if self.cause is not None and self.cause.rule is not None else None,
             "repeats": self.repeats,
+            "test": self.context,
         }
 
 
@@ -114,13 +121,36 @@ class Site:
     nested_traces: int = 0
     compiles: int = 0
     avoidable: int = 0
+    avoidable_in_one_test: int = 0
+    """Avoidable compiles whose earlier compile ran in the same test (the same `set_context`)."""
     compile_seconds: float = 0.0
     lost_seconds: float = 0.0
     fingerprints: set[str] = dataclasses.field(default_factory=set)
-    causes: list[Cause] = dataclasses.field(default_factory=list)
+    causes: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
+    """How many avoidable compiles each cause explains."""
+    first_cause: dict[str, Cause] = dataclasses.field(default_factory=dict)
+    """The first avoidable compile's cause, per kind of cause."""
     call_sites: dict[str, None] = dataclasses.field(default_factory=dict)
-    compiled: dict[str, tuple[Trace, Subject]] = dataclasses.field(default_factory=dict, repr=False)
-    """Per fingerprint, the last trace that compiled it and what jax keyed it on."""
+    compiled: dict[str, tuple[Trace, Subject | None]] = dataclasses.field(default_factory=dict, repr=False)
+    """Per fingerprint, the last trace that compiled it and what jax keyed it on (kept for the last `SUBJECTS_KEPT`)."""
+    holding: collections.OrderedDict[str, None] = dataclasses.field(default_factory=collections.OrderedDict, repr=False)
+
+    def remember(self, fingerprint: str, trace: Trace, subject: Subject) -> None:
+        """Keep what jax keyed this compile on, letting go of the oldest beyond `SUBJECTS_KEPT` (they hold user objects)."""
+        self.compiled[fingerprint] = (trace, subject)
+        self.holding[fingerprint] = None
+        self.holding.move_to_end(fingerprint)
+        while len(self.holding) > SUBJECTS_KEPT:
+            old, _ = self.holding.popitem(last=False)
+            self.compiled[old] = (self.compiled[old][0], None)
+
+
+_context: list[str | None] = [None]
+
+
+def set_context(name: str | None) -> None:
+    """Label the traces from now on (the pytest plugin sets each test's node id, and None between tests)."""
+    _context[0] = name
 
 
 _traces: list[Trace] = []
@@ -143,7 +173,11 @@ def _builder(frame: types.FrameType | None, use_resource_env: bool) -> tuple[str
     """The kind of wrapper being built and whether jax itself builds it, from the frame that called ``jax.jit``."""
     while frame is not None and (_module(frame) in _MACHINERY or _module(frame) == "functools"):
         frame = frame.f_back
-    module = _module(frame) if frame is not None else ""
+    return _wrapper_of(_module(frame) if frame is not None else "", use_resource_env)
+
+
+def _wrapper_of(module: str, use_resource_env: bool = False) -> tuple[str, bool]:
+    """The kind of wrapper a jit built by code of ``module`` is, and whether it is jax's own."""
     head = module.split(".", 1)[0]
     if head == "equinox":
         return "equinox.filter_jit", False
@@ -151,6 +185,10 @@ def _builder(frame: types.FrameType | None, use_resource_env: bool) -> tuple[str
         return "flax.nnx.jit", False
     if module == "jax._src.pmap":
         return "jax.pmap", False
+    if module.startswith("jitcheck.stateful"):
+        return "jitcheck.StatefulFunction", False
+    if module.startswith("jitcheck.core"):
+        return "jitcheck.JitGraph", False
     if head == "jitcheck":
         return "jitcheck", False
     if head in ("jax", "jaxlib"):
@@ -264,10 +302,9 @@ def _record_trace(fun: Any, ji: Any, params: Any, args: Any, kwargs: Any, nested
     if build is not None and build[0] is ji:
         site, wrapper = build[1], build[2]
     else:
-        module = str(getattr(fun, "__module__", "") or "")
-        head = module.split(".", 1)[0]
-        wrapper = {"equinox": "equinox.filter_jit", "jax": "jax", "jaxlib": "jax", "jitcheck": "jitcheck"}.get(head, "jax.jit")
-        site = _definition(fun) if wrapper != "jax" else None
+        wrapper, internal = _wrapper_of(str(getattr(fun, "__module__", "") or ""), bool(getattr(ji, "use_resource_env", False)))
+        wrapper = "jax" if internal else wrapper
+        site = _definition(fun) if not internal else None
     subject_fun: Any = fun
     while getattr(subject_fun, "_jitcheck_traced", False):  # debug mode's counting wrappers: the user's function
         subject_fun = subject_fun.__wrapped__
@@ -300,7 +337,7 @@ def _record_trace(fun: Any, ji: Any, params: Any, args: Any, kwargs: Any, nested
     structure, constants = fingerprint(jaxpr, statics)
     internal = wrapper == "jax"
     call_site = user_frame(frame, WRAPPER_LIBRARIES)
-    if wrapper == "jitcheck":  # JitGraph.jit_call, StatefulFunction: jitcheck builds the jit, your line runs it
+    if wrapper.startswith("jitcheck"):  # JitGraph.jit_call, StatefulFunction: jitcheck builds the jit, your line runs it
         site = call_site
     with _lock:
         _counts["traces"] += 1
@@ -317,6 +354,7 @@ def _record_trace(fun: Any, ji: Any, params: Any, args: Any, kwargs: Any, nested
             avals=tuple(str(a) for a in jaxpr.in_avals),
             statics=tuple((path, type(value).__qualname__) for path, value in statics),
             trace_seconds=seconds,
+            context=_context[0],
         )
         _keep(trace)
         entry = _site(trace)
@@ -385,7 +423,7 @@ def _derived(jaxpr: Any, name: object) -> Trace:
     trace = Trace(
         index=_counts["traces"] - 1, wrapper="transformed", function=f"{name} (transformed)", site=None, call_site=call_site,
         nested=False, internal=False, fingerprint=structure, constants=constants,
-        avals=tuple(str(a) for a in jaxpr.in_avals), statics=(), trace_seconds=0.0,
+        avals=tuple(str(a) for a in jaxpr.in_avals), statics=(), trace_seconds=0.0, context=_context[0],
     )
     _keep(trace)
     entry = _site(trace)
@@ -421,14 +459,16 @@ def _record_compile(duration: float) -> None:
             return
         earlier = entry.compiled.get(trace.fingerprint)
         if earlier is not None and earlier[0] is not trace:
-            cause = classify(earlier[1], subject)
+            cause = classify(earlier[1], subject, trace.wrapper)
             trace.avoidable = True
             trace.cause = cause
             trace.repeats = earlier[0].index
             entry.avoidable += 1
+            entry.avoidable_in_one_test += earlier[0].context == trace.context
             entry.lost_seconds += duration + trace.trace_seconds
-            entry.causes.append(cause)
-        entry.compiled[trace.fingerprint] = (trace, subject)
+            entry.causes[cause.kind] += 1
+            entry.first_cause.setdefault(cause.kind, cause)
+        entry.remember(trace.fingerprint, trace, subject)
 
 
 def _hooked_filter_jit(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -469,12 +509,26 @@ def _patch_equinox(module: Any) -> None:
         setattr(jit_module, "filter_jit", hooked)
 
 
+_HOOKED = {
+    "jax._src.pjit": ("_cpp_pjit", "_trace_for_jit", "_pjit_call_impl_python"),
+    "jax._src.pmap": ("_pmap_wrap_init",),
+}
+"""The private functions of jax the recorder replaces while it records."""
+
+
 def install() -> None:
     """Start recording (idempotent): hook jax's jit building, tracing and compiling, and ``equinox.filter_jit``."""
+    import jax
     import jax.monitoring
     from jax._src import pjit
     from jax._src import pmap as pmap_module
 
+    missing = [f"{module}.{name}" for module, names in _HOOKED.items() for name in names if not hasattr(importlib.import_module(module), name)]
+    if missing:
+        raise RuntimeError(
+            f"the recompile recorder cannot hook this jax ({jax.__version__}): {', '.join(missing)} moved or is gone; "
+            "it is written for jax 0.10 (pip install 'jax~=0.10.2'); run without the recorder on this jax"
+        )
     with _lock:
         if _originals:
             return
@@ -555,4 +609,4 @@ def counts() -> dict[str, Any]:
         return {**_counts, "unattributed_seconds": _unattributed_seconds[0]}
 
 
-__all__ = ["KEPT_TRACES", "Site", "Trace", "clear", "counts", "install", "recording", "sites", "traces", "uninstall"]
+__all__ = ["KEPT_TRACES", "SUBJECTS_KEPT", "Site", "Trace", "clear", "counts", "install", "recording", "set_context", "sites", "traces", "uninstall"]

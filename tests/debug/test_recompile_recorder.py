@@ -1,10 +1,12 @@
 """The recompile recorder on a planted test suite, run through real pytest: every site right, counts equal to jax's own.
 
-The planted suite (fixtures/recompiles) holds one site per kind of avoidable
+The planted suite (tests/debug/planted, named so that the main run does not collect it) holds one site per kind of avoidable
 recompile (a bound method in a loop, a partial per call, a lambda static argument, a
-closure baking a constant, an equinox wrapper per call, a pmap per call) and four
-fine ones (a loop over structurally different objects, a jit nested under an outer
-jit, an equinox decorator, a pjit at two shapes). Its conftest counts jax's own compiles (jax_log_compiles) and each
+closure baking a constant, an equinox wrapper per call, a pmap per call, a
+StatefulFunction per call, a JitGraph whose setting is only a constant, a helper that
+jits a partial, called once by each of two tests) and four fine ones (a loop over
+structurally different objects, a jit nested under an outer jit, an equinox
+decorator, a pjit at two shapes). Its conftest counts jax's own compiles (jax_log_compiles) and each
 planted body counts its traces; the recorder's records must agree with both, and
 the suite run without the recorder must trace exactly as often (no second trace).
 """
@@ -22,7 +24,9 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PLANTED = ROOT / "fixtures" / "recompiles"
+PLANTED = Path(__file__).resolve().parent / "planted"
+SUITE = {"planted_test.py": "test_planted.py", "planted_conftest.py": "conftest.py", "planted_counts.py": "planted_counts.py"}
+"""The planted suite's files and the names they run under (copied into a temporary folder)."""
 
 # function -> (compiles, avoidable compiles, nested traces, cause, rule)
 EXPECTED = {
@@ -37,21 +41,35 @@ EXPECTED = {
     "eqx_once": (1, 0, 0, None, None),
     "pmap_step": (2, 1, 0, "callable", "JC105"),
     "pjit_step": (2, 0, 0, None, None),
+    "sf_step": (3, 2, 0, "callable", "JC702"),
+    "_call_graph": (3, 2, 0, "constants", None),
+    "shared_step": (2, 1, 0, "callable", "JC102"),
 }
-WRAPPERS = {"eqx_step": "equinox.filter_jit", "eqx_once": "equinox.filter_jit", "pmap_step": "jax.pmap", "pjit_step": "pjit"}
-JAX_NAMES = {"pmap_step": "jit(_fun)"}
+WRAPPERS = {
+    "eqx_step": "equinox.filter_jit",
+    "eqx_once": "equinox.filter_jit",
+    "pmap_step": "jax.pmap",
+    "pjit_step": "pjit",
+    "sf_step": "jitcheck.StatefulFunction",
+    "_call_graph": "jitcheck.JitGraph",
+}
+JAX_NAMES = {"pmap_step": "jit(_fun)", "sf_step": "jit(stateful(sf_step))"}
+LINES = {"_call_graph": "graph_scale"}
+"""The planted name (``# SITE`` comment, trace counter) of a site whose function is jitcheck's (JitGraph.jit_call runs ``_call_graph``)."""
 """The name jax logs a site's compiles under, where it is not ``jit(function)`` (pmap jits a shard_map of ``_fun``)."""
 
 
 def _planted_lines() -> dict[str, int]:
     """Each planted site's line, from its ``# SITE name`` comment."""
-    lines = (PLANTED / "test_planted.py").read_text().splitlines()
+    lines = (PLANTED / "planted_test.py").read_text().splitlines()
     return {m.group(1): i for i, text in enumerate(lines, 1) if (m := re.search(r"# SITE (\w+)", text))}
 
 
 def _run_planted(tmp_path: Path, env: dict[str, str], *options: str) -> dict[str, Any]:
     suite = tmp_path / "suite"
-    shutil.copytree(PLANTED, suite)
+    suite.mkdir()
+    for name, runs_as in SUITE.items():
+        shutil.copyfile(PLANTED / name, suite / runs_as)
     counts = tmp_path / "counts.json"
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-n", "0", *options, "test_planted.py"],
@@ -70,8 +88,8 @@ def _run_planted(tmp_path: Path, env: dict[str, str], *options: str) -> dict[str
 def _by_function(records: dict[str, Any]) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for site in records["sites"]:
-        if site["internal"]:
-            continue
+        if site["internal"] or not (site["compiles"] or site["nested_traces"]):
+            continue  # jax's own, or traced without compiling (StatefulFunction's make_jaxpr)
         name = re.findall(r"\w+", site["function"])[-1]  # Scaler.bound_step, partial(partial_step, ...)
         assert name not in found, f"two sites for {name}: {site} and {found[name]}"
         found[name] = site
@@ -98,11 +116,14 @@ def test_every_planted_site_has_its_cause_and_rule(planted: dict[str, Any]) -> N
     sites = _by_function(planted["records"])
     lines = _planted_lines()
     assert set(sites) == set(EXPECTED)
+    assert "setting" in sites["_call_graph"]["help"] and "'factor'" in sites["_call_graph"]["detail"]
     for name, (compiles, avoidable, nested, cause, rule) in EXPECTED.items():
         site = sites[name]
         got = (site["compiles"], site["avoidable_compiles"], site["nested_traces"], site["cause"], site["rule"])
         assert got == (compiles, avoidable, nested, cause, rule), name
-        assert site["path"].endswith("test_planted.py") and site["line"] == lines[name], (name, site["site"])
+        assert site["path"].endswith("test_planted.py") and site["line"] == lines[LINES.get(name, name)], (name, site["site"])
+        expected_in_one_test = 0 if name == "shared_step" else avoidable  # shared_step: once in each of two tests
+        assert site["avoidable_in_one_test"] == expected_in_one_test, name
         assert site["wrapper"] == WRAPPERS.get(name, "jax.jit"), name
         if rule is not None:
             from jitcheck.rules import BY_CODE
@@ -125,7 +146,7 @@ def test_the_recorder_never_traces_a_second_time(planted: dict[str, Any]) -> Non
     traces_on, traces_off = planted["on"]["traces"], planted["off"]["traces"]
     assert traces_on == traces_off
     for name, site in _by_function(planted["records"]).items():
-        assert site["traces"] == traces_on[name], name
+        assert site["traces"] == traces_on[LINES.get(name, name)], name
 
 
 def test_the_table_lists_sites_by_time_lost_with_help_lines(planted: dict[str, Any]) -> None:
@@ -133,7 +154,7 @@ def test_the_table_lists_sites_by_time_lost_with_help_lines(planted: dict[str, A
     assert "jitcheck recompiles" in text
     table = text[text.index("jitcheck recompiles") :]
     rows = [line.split()[0] for line in table.splitlines() if line.startswith("test_planted.py:")]
-    user = [s for s in planted["records"]["sites"] if not s["internal"]]
+    user = [s for s in planted["records"]["sites"] if not s["internal"] and (s["compiles"] or s["nested_traces"])]
     assert rows == [f"test_planted.py:{s['line']}:{s['column']}" for s in user]  # the JSON's order ...
     lost = [s["lost_seconds"] for s in user]
     assert lost == sorted(lost, reverse=True)  # ... by time lost
