@@ -308,25 +308,42 @@ _EXTERNAL = ("jax", "numpy", "jnp", "np", "scipy", "functools", "itertools", "os
 def _loop_calls(tree: ast.Module, imports: Mapping[str, str]) -> list[str]:
     """The imported functions this module calls in a loop (``for T in temps: util.fit(T)``), spelled through its
     imports (``.util.fit``): another module's evidence that they run again and again. Names from well-known
-    packages are left out (they are not the run's)."""
+    packages are left out (they are not the run's). Statements are walked, and expressions only inside loops
+    and in a comprehension a statement holds (``return [fit(d) for d in data]``): cheap next to the parse."""
+    wanted = {local: target for local, target in imports.items() if target.split(".", 1)[0].lstrip(".") not in _EXTERNAL}
+    if not wanted:
+        return []
     found: set[str] = set()
-    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+
+    def calls(node: ast.AST) -> None:
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call):
+                spelled = _dotted(inner.func)
+                head, _, rest = (spelled or "").partition(".")
+                target = wanted.get(head)
+                if target is not None and len(found) < 512:
+                    found.add(f"{target}.{rest}" if rest else target)
+
+    stack: list[ast.stmt] = list(tree.body)
     while stack:
-        node, looped = stack.pop()
+        node = stack.pop()
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            stack.extend((child, True) for child in node.body)
-            stack.extend((child, looped) for child in node.orelse)
-            stack.append((node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test, looped))
+            for statement in node.body:
+                calls(statement)
+            stack.extend(node.orelse)
             continue
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            looped = True
-        if looped and isinstance(node, ast.Call):
-            spelled = _dotted(node.func)
-            head, _, rest = (spelled or "").partition(".")
-            target = imports.get(head)
-            if target is not None and target.split(".", 1)[0].lstrip(".") not in _EXTERNAL and len(found) < 512:
-                found.add(f"{target}.{rest}" if rest else target)
-        stack.extend((child, looped) for child in ast.iter_child_nodes(node))
+        bodies = [getattr(node, field, None) for field in ("body", "orelse", "finalbody", "handlers", "cases")]
+        nested = [child for body in bodies if isinstance(body, list) for child in body]
+        if nested:
+            stack.extend(child for child in nested if isinstance(child, ast.stmt))
+            stack.extend(child for handler in nested if isinstance(handler, (ast.ExceptHandler, ast.match_case))
+                         for child in handler.body)
+            continue
+        value = getattr(node, "value", None)
+        held = [value, *(value.args if isinstance(value, ast.Call) else ())] if isinstance(value, ast.expr) else []
+        for expr in held:
+            if isinstance(expr, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                calls(expr)
     return sorted(found)
 
 
