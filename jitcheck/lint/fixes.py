@@ -51,6 +51,8 @@ class _FixTransformer(cst.CSTTransformer):
         for plan in plans:
             self.by_node.setdefault(plan.node, plan)
         self.hoisted: dict[cst.CSTNode, list[cst.FunctionDef]] = {}
+        self.hoisted_names: dict[str, str] = {}
+        """The name each lambda text was hoisted to (in source order: the first one's def comes first)."""
         self.taken = set(identifiers)
 
     def _plan(self, node: cst.CSTNode) -> FixPlan | None:
@@ -76,7 +78,13 @@ class _FixTransformer(cst.CSTTransformer):
         statement = self._top_statement(original_node)
         if statement is None:
             return updated_node
+        text = " ".join(cst.Module([]).code_for_node(updated_node).split())
+        if text in self.hoisted_names:
+            # The same lambda written again (it reads nothing local, so the same text is the same function): one
+            # def for both, so jax compiles it once where two defs would still compile twice.
+            return cst.Name(self.hoisted_names[text], lpar=updated_node.lpar, rpar=updated_node.rpar)
         name = self._fresh_name(original_node)
+        self.hoisted_names[text] = name
         params = updated_node.params
         returns = None
         if self.annotate:

@@ -47,6 +47,26 @@ CASES: dict[str, Case] = {
                     y = util.masked_apply(2.0, lambda v: v + 1, y)
             """,
     }, [("use.py", 6, "JC104")], 3, 1),
+    "the same lambda passed twice as a static argument, in a test that runs once": ({
+        "util.py": """\
+            import functools
+            import jax
+            @functools.partial(jax.jit, static_argnames=("fn",))
+            def apply(y, fn):
+                return fn(y)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.util import apply
+            def test_apply():
+                a = 2.0
+                apply(np.ones(3, np.float32), fn=lambda v: v * a)  # reads `a`: the same text may not be one computation
+                apply(np.ones(3, np.float32), fn=lambda v: v + 1)
+                apply(np.ones(3, np.float32), fn=lambda v: v + 1)
+                apply(np.ones(3, np.float32), fn=lambda v: v - 1)
+            run = test_apply
+            """,
+    }, [("use.py", 6, "JC104"), ("use.py", 7, "JC104")], 4, 3),
     "a factory reached through a star import in the checking module": ({
         "m.py": """\
             def make_step(t):

@@ -424,3 +424,23 @@ def test_value_partial_does_not_fix_a_rebuilt_jit(compiles: Compiles) -> None:
     assert compiles_of(source, compiles) == 3
     (finding,) = check_source(HEADER + "def run():\n    return jax.jit(functools.partial(scale, factor=2.0))(X)\n", "m.py")
     assert "ValuePartial(" not in finding.help.split(";")[0] and finding.fix is None
+
+
+def test_the_same_lambda_written_again_in_code_that_runs_once_is_hoisted_to_one_def(compiles: Compiles) -> None:
+    """A test that runs once passes the same lambda three times as a static argument: three compiles of one
+    computation. The fix hoists the three to one module-level def (three defs would still compile three times)."""
+    bad = HEADER + textwrap.dedent("""\
+        def test_three():
+            apply_jit(X, lambda v: v * 3.0)
+            apply_jit(X, lambda v: v * 3.0)
+            apply_jit(X, lambda v: v * 3.0)
+        run = test_three
+        """)
+    findings = check_source(bad, "help_case.py")
+    assert [(f.line, f.code) for f in findings] == [(line, "JC104") for line in (25, 26, 27)]
+    assert "define it once with `def` at module level" in findings[0].help
+    assert compiles_of(bad, compiles) == 3
+    fixed = fixed_by_the_pass(bad, "JC104")
+    assert fixed.count("def _test_three_lambda") == 1
+    assert [f.code for f in check_source(fixed, "help_case.py")] == []
+    assert compiles_of(fixed, compiles) == 1

@@ -125,8 +125,24 @@ class StaticArguments(Callables):
         if found is None:
             rebuilt = context.per_call and not self.exempt(context)
             found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position)
+            if found is None and not rebuilt and isinstance(expr, cst.Lambda) and self.hoistable(expr):
+                self.lambda_written_again(expr, position, context)
         if found is not None:
             self.report_problem(expr, found)
+
+    def lambda_written_again(self, expr: cst.Lambda, position: str, context: Context) -> None:
+        """In code that runs once, the same lambda (the same text, reading nothing of the functions around it, in
+        the same function) passed again in the same static position: each is a new key for one computation,
+        compiled again (counted: two compiles for two `f(x, lambda v: v)` calls); one `def` compiles it once."""
+        seen: dict[tuple[str, int, str], cst.Lambda] = self.__dict__.setdefault("_static_lambdas", {})
+        key = (position, id(context.function), " ".join(self.module.code_for_node(expr).split()))
+        first = seen.setdefault(key, expr)
+        if first is expr:
+            return
+        for node in (first, expr):
+            found = self.callable_problem(node, rebuilt=True, context=context, position=position)
+            if found is not None:
+                self.report_problem(node, found)
 
 
 def _literal_ints(expr: cst.BaseExpression) -> set[int] | None:
