@@ -67,6 +67,26 @@ CASES: dict[str, Case] = {
             run = test_apply
             """,
     }, [("use.py", 6, "JC104"), ("use.py", 7, "JC104")], 4, 3),
+    "a loop over lambdas as static arguments, in a function called again and again": ({
+        "use.py": """\
+            import functools
+            import jax
+            import numpy as np
+            @functools.partial(jax.jit, static_argnums=(1,))
+            def apply(y, fn):
+                return fn(y)
+            def sweep(x):
+                for fn in (lambda v: v + 1, lambda v: v * 2):  # two programs per call, built anew by each call
+                    apply(x, fn)
+            def once(x):
+                for fn in (lambda v: v - 1, lambda v: v / 2):
+                    apply(x, fn)
+            def run():
+                for _ in range(3):
+                    sweep(np.ones(3, np.float32))
+                once(np.ones(3, np.float32))
+            """,
+    }, [("use.py", 9, "JC104")], 8, 4),
     "a factory reached through a star import in the checking module": ({
         "m.py": """\
             def make_step(t):

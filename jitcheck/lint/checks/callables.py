@@ -161,6 +161,8 @@ class Callables(Fixability):
                     return self.built_before_loop(Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value}),
                                                   context, defined_in)
                 return Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value})
+            if depth == 0 and rebuilt and node is not None and node in self.c.loop_iters:
+                return self.loop_items_problem(expr, node, context=context, position=position, keys=keys)
             if isinstance(node, cst.Param) and depth == 0 and jitted and rebuilt and not context.in_loop:
                 # A parameter is bound once per call: rebuilt in a loop of the helper, the wrapper finds it again.
                 return self.parameter_problem(expr, node, context=context, position=position, keys=keys)
@@ -199,6 +201,28 @@ class Callables(Fixability):
             return None
         position = str(found.fields.get("position", "")).replace(context.where(), built.where())
         return dataclasses.replace(found, fields={**found.fields, "position": position})
+
+    def loop_items_problem(self, expr: cst.Name, target: cst.CSTNode, *, context: Context, position: str,
+                           keys: names.Keys) -> Problem | None:
+        """A loop variable over a literal of callables built right there (``for fn in (lambda x: x, lambda x: -x):``).
+        Each iteration is a different function, a different computation; but each call of the function that
+        runs the loop builds them all anew, so they compile again when that function runs again."""
+        iterable = self.c.loop_iters[target]
+        if not isinstance(iterable, (cst.Tuple, cst.List)) or not iterable.elements:
+            return None
+        built = next((ctx for node, ctx in self.c.defs.items() if isinstance(node, cst.Lambda)
+                      and node in [e.value for e in iterable.elements]), None)
+        outer = dataclasses.replace(built if built is not None else context, in_loop=False)
+        if outer.function is not context.function or not self.repeated(outer, functions_are_api=False):
+            return None
+        found = [self.callable_problem(e.value, rebuilt=True, context=outer, position=position, allow_value_partial=False,
+                                       depth=1, keys=keys) if not isinstance(e, cst.StarredElement) else None
+                 for e in iterable.elements]
+        first = found[0]
+        if first is None or any(f is None or f.rule is not first.rule or f.node is not None for f in found):
+            return None
+        where = str(position).replace(context.where(), outer.where())
+        return Problem(first.rule, {**first.fields, "position": where, "subject": expr.value})
 
     def parameter_problem(self, expr: cst.Name, param: cst.Param, *, context: Context, position: str,
                           keys: names.Keys) -> Problem | None:
