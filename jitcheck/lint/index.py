@@ -287,7 +287,10 @@ def summarize_tree(tree: ast.Module) -> Summary:
                 records.append(node.targets[0].id)  # `Fns = namedtuple("Fns", "f g")`: a class of fields only
             if isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _JIT_LAST and value.args:
                 spec = _jit_spec(ast.Call(func=value.func, args=[], keywords=value.keywords))
-                functions[node.targets[0].id] = {"params": None, "jit": spec or {"nums": [], "names": []}, "stable": True}
+                jitted = value.args[0]
+                params = functions.get(jitted.id, {}).get("params") if isinstance(jitted, ast.Name) else None
+                # `apply = jax.jit(_apply, static_argnums=1)`: the parameters of `_apply` when it is defined above
+                functions[node.targets[0].id] = {"params": params, "jit": spec or {"nums": [], "names": []}, "stable": True}
     summary: Summary = {"imports": imports, "classes": classes, "functions": functions}
     looped = _loop_calls(tree, imports)
     if looped:

@@ -47,6 +47,21 @@ CASES: dict[str, Case] = {
                     y = util.masked_apply(2.0, lambda v: v + 1, y)
             """,
     }, [("use.py", 6, "JC104")], 3, 1),
+    "a lambda by position where another module's module-level jit names its parameter static": ({
+        "util.py": """\
+            import jax
+            def _apply(y, fn):
+                return fn(y)
+            apply = jax.jit(_apply, static_argnames=("fn",))
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg import util
+            def run():
+                for _ in range(3):
+                    util.apply(np.ones(3, np.float32), lambda v: v + 1)
+            """,
+    }, [("use.py", 5, "JC104")], 3, 1),
     "the same lambda passed twice as a static argument, in a test that runs once": ({
         "util.py": """\
             import functools
