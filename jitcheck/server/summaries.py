@@ -12,6 +12,8 @@ imports (transitively) reach it.
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
 from pathlib import Path
 
 from jitcheck.lint import index as lint_index
@@ -72,10 +74,23 @@ class Summaries:
         return self._joined
 
     def key(self, path: Path) -> str:
-        """A digest of the summaries the file's findings depend on (the command line's cache key part)."""
+        """A digest of the other modules' summaries the file's findings depend on.
+
+        Its own summary is left out: a part is judged with the index holding the whole module's current
+        summary, but everything of its own module a part's findings can read is bound by a statement of the
+        part (a part takes in every statement binding a name it loads). So an edit that changes the module's
+        summary (an import, a new def, an alias) leaves the other parts' findings standing.
+        """
         if self._keys is None:
-            self._keys = self.joined().dependency_keys()
-        return self._keys.get(self.module(path), "")
+            self._keys = {}
+        name = self.module(path)
+        found = self._keys.get(name)
+        if found is None:
+            joined = self.joined()
+            others = sorted(joined.dependencies(name) - {name})
+            text = json.dumps([[other, joined.modules.get(other)] for other in others], sort_keys=True, separators=(",", ":"))
+            found = self._keys[name] = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+        return found
 
     # -- the server's ProjectIndex ---------------------------------------------------------------
     def update(self, path: Path, text: str, tree: ast.Module | None = None) -> None:
