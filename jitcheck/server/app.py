@@ -1,7 +1,9 @@
 """The language server: pygls handlers, each a thin call into the modules beside it.
 
 Diagnostics are published on open and save at once, and after a change once the
-client has been quiet for the debounce delay. A change to a file also re-judges the
+client has been quiet for the debounce delay. Judging runs in one analysis thread
+(:mod:`jitcheck.server.analyst`), never on the loop that answers requests: hovers and
+code actions are answered from each document's last judgement at once. A change to a file also re-judges the
 open files the project index says depend on it, and so does closing a file without
 saving it (the others go back to its saved text) and a change on disk the editor's file
 watcher reports (a checkout, a new or deleted module); a changed pyproject.toml reloads
@@ -11,6 +13,8 @@ the configuration and re-judges every open file.
 from __future__ import annotations
 
 import asyncio
+import functools
+from collections.abc import Callable
 from pathlib import Path
 
 from lsprotocol import types
@@ -21,6 +25,7 @@ from jitcheck import __version__
 from jitcheck.lint import noqa
 from jitcheck.lint.config import ConfigError
 from jitcheck.server import actions, diagnostics, notebooks
+from jitcheck.server.analyst import Analyst, Then
 from jitcheck.server.fixing import fix_all, fix_one
 from jitcheck.server.positions import UTF8, UTF16, UTF32, Span, code_points, units
 from jitcheck.server.project import Project
@@ -45,6 +50,8 @@ class JitcheckServer(LanguageServer):
         super().__init__("jitcheck", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
                          notebook_document_sync=NOTEBOOK_SYNC)
         self.project = Project()
+        """Touched by the analysis thread only (:mod:`jitcheck.server.analyst`)."""
+        self.analyst = Analyst()
         self.options = Options()
         self.docs: str | None = default_base()
         self.judged: dict[str, Judged] = {}
@@ -70,8 +77,9 @@ class JitcheckServer(LanguageServer):
         language = document.language_id if document is not None else None
         return language == "python" or self.path_of(uri).suffix in (".py", ".pyi")
 
-    def judge(self, uri: str) -> None:
-        """Judge a document (or the notebook its cell belongs to) now, and publish."""
+    def judge(self, uri: str, *, dependents: bool = False) -> None:
+        """Queue a judgement of a document (or of the notebook its cell belongs to), published when it is done;
+        with ``dependents``, the open documents that import it are judged again after it."""
         self.cancel(uri)
         notebook = self.workspace.get_notebook_document(cell_uri=uri)
         if notebook is not None:
@@ -80,26 +88,49 @@ class JitcheckServer(LanguageServer):
         if uri not in self.workspace.text_documents or not self.is_python(uri):
             return
         document = self.workspace.get_text_document(uri)
-        path = self.path_of(uri)
-        text = document.source
-        judgement = self.project.judge(path, text)
-        self.report(judgement.error)
-        settings = judgement.file.settings if judgement.file is not None else None
-        self.judged[uri] = Judged(document.version, text, judgement.findings, settings)
-        self.publish(uri)
+        path, text, version = self.path_of(uri), document.source, document.version
+
+        def work() -> Then:  # in the analysis thread
+            judgement = self.project.judge(path, text)
+            others = self.project.changed(path, text) if dependents else frozenset()
+
+            def then() -> None:  # on the loop
+                self.report(judgement.error)
+                now = self.workspace.text_documents.get(uri)
+                if now is not None and now.version == version:  # else stale: its newer text is judged next
+                    settings = judgement.file.settings if judgement.file is not None else None
+                    self.judged[uri] = Judged(version, text, judgement.findings, settings)
+                    self.publish(uri)
+                self.judge_dependents(others, uri)
+
+            return then
+
+        self.analyst.submit(uri, work)
 
     def judge_notebook(self, notebook_uri: str) -> None:
         notebook = self.workspace.get_notebook_document(notebook_uri=notebook_uri)
         if notebook is None:
             return
         cells = [cell.document for cell in notebook.cells if cell.kind == types.NotebookCellKind.Code]
-        texts = [self.workspace.get_text_document(cell).source for cell in cells]
+        documents = [self.workspace.get_text_document(cell) for cell in cells]
+        texts = [document.source for document in documents]
+        versions = [document.version for document in documents]
         source = notebooks.joined(texts)
-        judgement = self.project.judge(self.path_of(notebook_uri), source.text)
-        self.report(judgement.error)
-        for cell, text, findings in zip(cells, texts, notebooks.split(judgement.findings, source), strict=True):
-            self.judged[cell] = Judged(self.workspace.get_text_document(cell).version, text, tuple(findings), None)
-            self.publish(cell)
+        path = self.path_of(notebook_uri)
+
+        def work() -> Then:
+            judgement = self.project.judge(path, source.text)
+
+            def then() -> None:
+                self.report(judgement.error)
+                for cell, text, version, findings in zip(cells, texts, versions, notebooks.split(judgement.findings, source),
+                                                         strict=True):
+                    self.judged[cell] = Judged(version, text, tuple(findings), None)
+                    self.publish(cell)
+
+            return then
+
+        self.analyst.submit(notebook_uri, work)
 
     def publish(self, uri: str) -> None:
         judged = self.judged[uri]
@@ -128,10 +159,7 @@ class JitcheckServer(LanguageServer):
 
     def changed(self, uri: str) -> None:
         """Judge a changed document, then the open documents that depend on it."""
-        self.judge(uri)
-        if uri not in self.workspace.text_documents or not self.is_python(uri):
-            return
-        self.judge_dependents(self.project.changed(self.path_of(uri), self.workspace.get_text_document(uri).source), uri)
+        self.judge(uri, dependents=True)
 
     def judge_dependents(self, dependents: frozenset[Path], changed: str | None = None) -> None:
         """Judge again the open documents at ``dependents`` (but ``changed``, judged already)."""
@@ -139,31 +167,43 @@ class JitcheckServer(LanguageServer):
             if other != changed and self.path_of(other) in dependents:
                 self.judge(other)
 
+    def in_analysis(self, key: str, step: Callable[[], frozenset[Path]]) -> None:
+        """Run ``step`` (a change to the project's state) in the analysis thread; then judge the dependents it names."""
+        self.analyst.submit(key, lambda: functools.partial(self.judge_dependents, step()))
+
     def reload_configuration(self) -> None:
-        self.project.reload_configuration()
-        self.shown_errors.clear()
-        for uri in list(self.judged):
-            if uri in self.workspace.text_documents:
-                self.judge(uri)
+        def work() -> Then:
+            self.project.reload_configuration()
+
+            def then() -> None:
+                self.shown_errors.clear()
+                for uri in list(self.judged):
+                    if uri in self.workspace.text_documents:
+                        self.judge(uri)
+
+            return then
+
+        self.analyst.submit("pyproject.toml", work)
 
     def current(self, uri: str) -> Judged | None:
-        """The document's judgement, made now if a change is still waiting for its debounce."""
-        if uri in self.pending:
-            self.changed(uri)
+        """The document's last judgement (requests are answered from it, never made to wait for a new one)."""
         return self.judged.get(uri)
 
-    def resolve_edit(self, action: types.CodeAction) -> types.CodeAction:
-        """Make a fix action's edit on the document's current text (none if the fix no longer applies)."""
+    async def resolve_edit(self, action: types.CodeAction) -> types.CodeAction:
+        """Make a fix action's edit on the document's current text (none if the fix no longer applies),
+        in the analysis thread."""
         data = action.data if isinstance(action.data, dict) else {}
         uri = str(data.get("uri", ""))
         judged = self.current(uri)
-        if judged is None or judged.settings is None:
+        if judged is None or judged.settings is None or uri not in self.workspace.text_documents:
             return action
         text = self.workspace.get_text_document(uri).source
+        settings, path = judged.settings, str(self.path_of(uri))
         if data.get("kind") == "fix":
-            new = fix_one(text, judged.settings, int(data["line"]), int(data["column"]), str(data["code"]))
+            line, column, code = int(data["line"]), int(data["column"]), str(data["code"])
+            new = await self.analyst.call(lambda: fix_one(text, settings, line, column, code))
         else:
-            new = fix_all(text, str(self.path_of(uri)), judged.settings)
+            new = await self.analyst.call(lambda: fix_all(text, path, settings))
         if new is not None and new != text:
             action.edit = actions.text_edit(uri, text, new, self.encoding)
         return action
@@ -246,17 +286,17 @@ def build() -> JitcheckServer:
         if ls.judged.pop(uri, None) is not None:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
         if ls.is_python(uri):  # what the others were judged against goes back to the saved file
-            ls.judge_dependents(ls.project.closed(ls.path_of(uri)))
+            path = ls.path_of(uri)
+            ls.in_analysis(f"closed {uri}", lambda: ls.project.closed(path))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched_files(ls: JitcheckServer, params: types.DidChangeWatchedFilesParams) -> None:
         if any(is_pyproject(ls.path_of(change.uri)) for change in params.changes):
             ls.reload_configuration()  # judges every open file again
             return
-        dependents: frozenset[Path] = frozenset()
-        for change in params.changes:
-            dependents |= ls.project.on_disk(ls.path_of(change.uri))
-        ls.judge_dependents(dependents)
+        paths = [ls.path_of(change.uri) for change in params.changes]
+        ls.in_analysis(f"on disk {' '.join(map(str, paths))}",
+                       lambda: frozenset().union(*(ls.project.on_disk(path) for path in paths)))
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_open(ls: JitcheckServer, params: types.DidOpenNotebookDocumentParams) -> None:
@@ -278,13 +318,14 @@ def build() -> JitcheckServer:
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, actions.FIX_ALL_KIND], resolve_provider=True))
-    def code_action(ls: JitcheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_action(ls: JitcheckServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         judged = ls.current(uri)
-        if judged is None:
+        if judged is None or uri not in ls.workspace.text_documents:
             return []
         only = params.context.only
         lines = judged.lines
+        now = ls.workspace.get_text_document(uri).source.split("\n")  # the last judgement may be of older text
         deferred = ls.can_resolve_edits()
         found: list[types.CodeAction] = []
         for finding in judged.findings:
@@ -297,10 +338,11 @@ def build() -> JitcheckServer:
                                           diagnostics=[diagnostic], is_preferred=finding.fix == "safe",
                                           data=actions.fix_data(uri, judged.version, finding))
                 if not deferred:
-                    action = ls.resolve_edit(action)
+                    action = await ls.resolve_edit(action)
                 if deferred or action.edit is not None:
                     found.append(action)
-            edit = actions.noqa_edit(uri, lines, finding, ls.encoding)
+            same = 0 < finding.line <= min(len(lines), len(now)) and lines[finding.line - 1] == now[finding.line - 1]
+            edit = actions.noqa_edit(uri, now, finding, ls.encoding) if same else None
             if edit is not None:
                 found.append(types.CodeAction(actions.noqa_title(finding.code), kind=types.CodeActionKind.QuickFix,
                                               diagnostics=[diagnostic], edit=edit))
@@ -309,14 +351,14 @@ def build() -> JitcheckServer:
             action = types.CodeAction(actions.FIX_ALL_TITLE, kind=actions.FIX_ALL_KIND,
                                       data=actions.fix_data(uri, judged.version, None))
             if not deferred:
-                action = ls.resolve_edit(action)
+                action = await ls.resolve_edit(action)
             if deferred or action.edit is not None:
                 found.append(action)
         return found
 
     @server.feature(types.CODE_ACTION_RESOLVE)
-    def resolve(ls: JitcheckServer, action: types.CodeAction) -> types.CodeAction:
-        return ls.resolve_edit(action)
+    async def resolve(ls: JitcheckServer, action: types.CodeAction) -> types.CodeAction:
+        return await ls.resolve_edit(action)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: JitcheckServer, params: types.HoverParams) -> types.Hover | None:

@@ -463,3 +463,32 @@ def test_files_changed_on_disk_rejudge_their_open_importers(tmp_path: Path) -> N
         assert await event(types.FileChangeType.Deleted) == []
 
     session(tmp_path, body, options=NEVER, caps=capabilities(watch=True))
+
+
+def _long_module(copies: int = 120) -> str:
+    """A long module (about 2,000 lines) full of findings: its judgement takes a while on any machine."""
+    body = SOURCE.split("\n", 4)[4]  # the two functions, without the imports
+    renamed = [body.replace("scale", f"scale_{i}").replace("def run", f"def run_{i}") for i in range(copies)]
+    return "import functools\n\nimport jax\n\n" + "\n\n".join(renamed)
+
+
+def test_requests_are_answered_while_a_long_analysis_runs_and_stale_work_is_dropped(tmp_path: Path) -> None:
+    """Ordering, not timing: a hover on another file is answered before the long file's diagnostics come,
+    and versions that were replaced while the long file was being judged are never published."""
+    long = _long_module()
+
+    async def body(editor: Editor) -> None:
+        small = editor.open("small.py", SOURCE)
+        lam = by_code(await editor.diagnostics(small, version=1), "JC104")
+        big = editor.open("big.py", long)
+        hover = await editor.hover(small, types.Position(lam.range.start.line, lam.range.start.character + 3))
+        assert hover is not None and editor.count(big) == 0  # answered while big.py was still being judged
+        editor.change(big, long.replace("[1, 2]", "(1, 2)"))
+        editor.save(big)  # judged at once (no debounce): queued behind version 1, then replaced by version 3
+        last = editor.change(big, long.replace("lambda x: x * 2", "scale_0"))
+        editor.save(big)
+        found = await editor.diagnostics(big, version=last)
+        assert "JC104" not in codes(found) and "JC202" in codes(found)
+        assert [p.version for p in editor.published[big]] == [last]  # version 1 came back stale, 2 never ran
+
+    session(tmp_path, body, options=NEVER)
