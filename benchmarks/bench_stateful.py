@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import functools
 import importlib
+import time
 from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
-from harness import Figure, Section, calibrate, interleaved
+from harness import Figure, Section, rotated_figure, rotating
 
 import jitcheck
 
@@ -195,22 +196,17 @@ def _brainstate() -> Any | None:
         return None
 
 
-def _hit_figures(case: Case, brainstate: Any | None, repeat: int) -> list[Figure]:
+def _hit_figures(case: Case, brainstate: Any | None, rounds: int) -> list[Figure]:
+    """Every subject of ``case`` timed in the same rounds, rotating, the same number of calls each,
+    each call waiting for its result."""
     sf = jitcheck.StatefulFunction(case.jitcheck_function())
     x = case.x
     jitted = jax.jit(case.pure)
     args = case.pure_args()
-    jax.block_until_ready(sf(x))
-    jax.block_until_ready(jitted(*args))
+    wait = jax.block_until_ready
 
-    def ours() -> Any:
-        return sf(x)
-
-    def plain() -> Any:
-        return jitted(*args)
-
-    # The pure function used statefully: the new counter is the next call's input,
-    # as in a training loop (a freshly computed input costs jax.jit's dispatch more).
+    # The pure function used statefully: the new state is the next call's input, as in
+    # a training loop (a freshly computed input costs jax.jit's dispatch more).
     threaded_args = list(args)
 
     def threaded() -> Any:
@@ -219,142 +215,96 @@ def _hit_figures(case: Case, brainstate: Any | None, repeat: int) -> list[Figure
             threaded_args[: len(new)] = new
         else:
             threaded_args[-2] = new
-        return out
+        return wait(out)
 
-    number = calibrate(plain, budget=0.01)
-    ours_s, plain_s = interleaved(ours, plain, repeat=repeat, number=number)
-    ours_t, threaded_s = interleaved(ours, threaded, repeat=repeat, number=number)
-    figures = [
-        Figure(
-            f"cache-hit call, {case.name}",
-            "jitcheck.StatefulFunction",
-            "jax.jit of the pure function, same arrays every call",
-            ours_s,
-            plain_s,
-        ),
-        Figure(
-            f"cache-hit call, {case.name}",
-            "jitcheck.StatefulFunction",
-            "jax.jit of the pure function, new state threaded in",
-            ours_t,
-            threaded_s,
-            target=1.3,
-        ),
-    ]
+    subjects: dict[str, Callable[[], Any]] = {
+        "jitcheck": lambda: wait(sf(x)),
+        "jax.jit": lambda: wait(jitted(*args)),
+        "jax.jit threaded": threaded,
+    }
     if brainstate is not None:
-        # brainstate's compiled path, the peer a user would pick: brainstate.transform.jit.
         compiled = brainstate.transform.jit(case.brainstate_function(brainstate))
-        jax.block_until_ready(compiled(x))
-
-        def theirs_jit() -> Any:
-            return compiled(x)
-
-        ours_j, theirs_j = interleaved(ours, theirs_jit, repeat=repeat, number=calibrate(theirs_jit, budget=0.01))
-        _, threaded_j = interleaved(theirs_jit, threaded, repeat=repeat, number=number)
-        figures.append(
-            Figure(
-                f"cache-hit call, {case.name}",
-                "jitcheck.StatefulFunction",
-                "brainstate.transform.jit (compiled)",
-                ours_j,
-                theirs_j,
-                target=1.0,
-            )
-        )
-        figures.append(
-            Figure(
-                f"cache-hit call, {case.name}",
-                "brainstate.transform.jit (compiled)",
-                "jax.jit of the pure function, new state threaded in",
-                theirs_j,
-                threaded_j,
-            )
-        )
-    if brainstate is not None and not isinstance(case, TrainingStep):
-        theirs_sf = brainstate.transform.StatefulFunction(case.brainstate_function(brainstate))
-        jax.block_until_ready(theirs_sf(x))
-
-        def theirs() -> Any:
-            return theirs_sf(x)
-
-        ours_s2, theirs_s = interleaved(ours, theirs, repeat=repeat, number=calibrate(theirs, budget=0.01))
-        figures.append(
-            Figure(
-                f"cache-hit call, {case.name}",
-                "jitcheck.StatefulFunction",
-                "brainstate.transform.StatefulFunction (eager: runs its jaxpr op by op)",
-                ours_s2,
-                theirs_s,
-                target=1.0,
-            )
-        )
-        figures.append(
-            Figure(
-                f"cache-hit call, {case.name}",
-                "brainstate.transform.StatefulFunction (eager)",
-                "jax.jit of the pure function, same arrays every call",
-                theirs_s,
-                plain_s,
-            )
-        )
+        subjects["brainstate.transform.jit"] = lambda: wait(compiled(x))
+        if not isinstance(case, TrainingStep):
+            eager = brainstate.transform.StatefulFunction(case.brainstate_function(brainstate))
+            subjects["brainstate StatefulFunction"] = lambda: wait(eager(x))
+    for fn in subjects.values():  # warm: traced and compiled before any timing
+        fn()
+        fn()
+    slowest = max(_once(fn) for fn in subjects.values())
+    number = max(20, int(0.01 / slowest))
+    times = rotating(subjects, rounds=rounds, number=number)
+    name = f"cache-hit call, {case.name}"
+    ours = "jitcheck.StatefulFunction"
+    figures = [
+        rotated_figure(name, times, "jitcheck", "jax.jit", subject_label=ours,
+                       baseline_label="jax.jit of the pure function, same arrays every call"),
+        rotated_figure(name, times, "jitcheck", "jax.jit threaded", subject_label=ours,
+                       baseline_label="jax.jit of the pure function, new state threaded in",
+                       target=1.2 if isinstance(case, Small) else 1.3),
+    ]
+    if "brainstate.transform.jit" in times:
+        figures.append(rotated_figure(name, times, "jitcheck", "brainstate.transform.jit", subject_label=ours,
+                                      baseline_label="brainstate.transform.jit (compiled)", target=1.0))
+        figures.append(rotated_figure(name, times, "brainstate.transform.jit", "jax.jit threaded",
+                                      subject_label="brainstate.transform.jit (compiled)",
+                                      baseline_label="jax.jit of the pure function, new state threaded in"))
+    if "brainstate StatefulFunction" in times:
+        figures.append(rotated_figure(name, times, "jitcheck", "brainstate StatefulFunction", subject_label=ours,
+                                      baseline_label="brainstate.transform.StatefulFunction (eager: runs its jaxpr op by op)",
+                                      target=1.0))
+    figures[0].note = f"{number} calls of each subject per round, {rounds} rounds"
     return figures
 
 
-def _trace_figures(case: Case, brainstate: Any | None, repeat: int) -> list[Figure]:
+def _once(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    fn()
+    return max(time.perf_counter() - start, 1e-7)
+
+
+def _trace_figures(case: Case, brainstate: Any | None, rounds: int) -> list[Figure]:
     x = case.x
     args = case.pure_args()
     ours_fun = case.jitcheck_function()
-
-    def ours() -> Any:
-        return jitcheck.StatefulFunction(ours_fun).make_jaxpr(x)
-
-    def plain() -> Any:
-        return jax.make_jaxpr(functools.partial(case.pure))(*args)
-
-    ours(), plain()
-    number = calibrate(plain, budget=0.02)
-    ours_s, plain_s = interleaved(ours, plain, repeat=repeat, number=number)
-    figures = [
-        Figure(
-            f"first trace, {case.name}",
-            "jitcheck.StatefulFunction.make_jaxpr",
-            "jax.make_jaxpr of the pure function",
-            ours_s,
-            plain_s,
-            target=1.2,
-        )
-    ]
+    subjects: dict[str, Callable[[], Any]] = {
+        "jitcheck": lambda: jitcheck.StatefulFunction(ours_fun).make_jaxpr(x),
+        "jax": lambda: jax.make_jaxpr(functools.partial(case.pure))(*args),
+    }
     if brainstate is not None:
         theirs_fun = case.brainstate_function(brainstate)
-
-        def theirs() -> Any:
-            return brainstate.transform.StatefulFunction(theirs_fun).make_jaxpr(x)
-
-        theirs()
-        ours_s2, theirs_s = interleaved(ours, theirs, repeat=repeat, number=number)
-        figures.append(
-            Figure(
-                f"first trace, {case.name}",
-                "jitcheck.StatefulFunction.make_jaxpr",
-                "brainstate.transform.StatefulFunction.make_jaxpr",
-                ours_s2,
-                theirs_s,
-            )
-        )
+        subjects["brainstate"] = lambda: brainstate.transform.StatefulFunction(theirs_fun).make_jaxpr(x)
+    for fn in subjects.values():
+        fn()
+    number = max(3, int(0.02 / max(_once(fn) for fn in subjects.values())))
+    times = rotating(subjects, rounds=rounds, number=number)
+    name = f"first trace, {case.name}"
+    figures = [
+        rotated_figure(name, times, "jitcheck", "jax", subject_label="jitcheck.StatefulFunction.make_jaxpr",
+                       baseline_label="jax.make_jaxpr of the pure function", target=1.2)
+    ]
+    if "brainstate" in times:
+        figures.append(rotated_figure(name, times, "jitcheck", "brainstate", subject_label="jitcheck.StatefulFunction.make_jaxpr",
+                                      baseline_label="brainstate.transform.StatefulFunction.make_jaxpr"))
     return figures
 
 
 def run(quick: bool) -> Section:
     """Measure both cases; brainstate's figures appear only when it is importable."""
     brainstate = _brainstate()
-    repeat = 5 if quick else 25  # short batches, many of them: the best is the least disturbed
+    rounds = 7 if quick else 41  # short batches, many rounds: the median of their ratios, and the best
     figures: list[Figure] = []
     for case in (Small(), Larger(), TrainingStep()):
-        figures += _hit_figures(case, brainstate, repeat)
+        figures += _hit_figures(case, brainstate, rounds)
         if not isinstance(case, TrainingStep):
-            figures += _trace_figures(case, brainstate, repeat)
+            figures += _trace_figures(case, brainstate, max(5, rounds // 3))
     notes = [
-        "cache-hit call: one call after a warm-up call, so no trace or compile: jitcheck computes the key, "
+        "how: every subject of a case is timed in the same rounds, in an order that rotates each round, with "
+        "the same number of calls each, and every call waits for its result (jax.block_until_ready); the "
+        "ratio is the median of the per-round ratios (what the target is judged by) beside the ratio of the "
+        "best rounds; the machine is shared and was loaded while measuring (2 cores, other work running), "
+        "which the per-round ratios largely cancel",
+        "cache-hit call: one call after warm-up calls, so no trace or compile: jitcheck computes the key, "
         "finds the entry, reads the states, makes one jax.jit dispatch of the compiled jaxpr and writes the "
         "written states back; the jax.jit baseline is the same computation as a pure function of the state "
         "values, dispatched with the same arrays every time; the 'new state threaded in' baseline passes "

@@ -64,7 +64,10 @@ def render(sections: list[Section], command: str, elapsed: float) -> str:
         "",
         "Every figure is a ratio against a baseline measured in the same run, interleaved, best of",
         "several repeats: these machines are noisy and absolute times do not carry from one run to",
-        "the next. Lower ratios are better unless the target says \"faster\".",
+        "the next. Where a ratio reads \"median, best\", the subjects were timed round by round in",
+        "rotating order with the same number of calls, each call waiting for its result; the median",
+        "of the per-round ratios is what the target is judged by, the best ratio is the least disturbed",
+        "round of each. Lower ratios are better unless the target says \"faster\".",
         "",
         f"Produced by `{command}` on {datetime.date.today().isoformat()} in {elapsed:.0f} s.",
         "",
@@ -77,7 +80,7 @@ def render(sections: list[Section], command: str, elapsed: float) -> str:
             met = {True: "yes", False: "**no**", None: "-"}[f.met]
             lines.append(
                 f"| {f.name} | {f.subject} | {f.baseline} | {_time(f.subject_seconds)} | {_time(f.baseline_seconds)} "
-                f"| {f.ratio:.2f}x | {f.target_text()} | {met} |"
+                f"| {f.ratio_text()} | {f.target_text()} | {met} |"
             )
         notes = [n for n in section.notes] + [f"{f.name}: {f.note}" for f in section.figures if f.note]
         if notes:

@@ -65,6 +65,9 @@ class Frozen:
             return True
         if type(other) is not type(self):
             return NotImplemented
+        mine = self.__dict__.get("_jitcheck_key")
+        if mine is not None and mine is other.__dict__.get("_jitcheck_key"):
+            return True  # one canonical key (a rebuilt graph against the one in jax's cache)
         mine, theirs = self.jitcheck_key(), other.jitcheck_key()
         return mine is theirs or keys_equal(mine, theirs)
 
@@ -115,7 +118,8 @@ class OrderedMap(Mapping[K, Vt]):
     __slots__ = ("_items", "_index", "_hash")
 
     _items: tuple[tuple[K, Vt], ...]
-    _index: dict[K, Vt]
+    _index: dict[K, Vt] | None
+    """Key to value, built on first use (a map jax hands back from a call may never be indexed)."""
     _hash: int | None
 
     @overload
@@ -145,8 +149,18 @@ class OrderedMap(Mapping[K, Vt]):
     def __setattr__(self, name: str, value: object) -> None:
         raise dataclasses.FrozenInstanceError(f"OrderedMap is immutable; cannot set {name!r}")
 
+    def _indexed(self) -> dict[K, Vt]:
+        index = self._index
+        if index is None:
+            index = dict(self._items)
+            object.__setattr__(self, "_index", index)
+        return index
+
     def __getitem__(self, key: K) -> Vt:
-        return self._index[key]
+        index = self._index
+        if index is None:
+            index = self._indexed()
+        return index[key]
 
     def __iter__(self) -> Iterator[K]:
         return (k for k, _ in self._items)
@@ -156,7 +170,7 @@ class OrderedMap(Mapping[K, Vt]):
 
     def __contains__(self, key: object) -> bool:
         try:
-            return key in self._index
+            return key in self._indexed()
         except TypeError:
             return False
 
@@ -186,7 +200,7 @@ class OrderedMap(Mapping[K, Vt]):
 
     def set(self, key: K, value: Vt) -> OrderedMap[K, Vt]:
         """A copy with ``key`` set to ``value`` (kept in place if present, else appended)."""
-        if key in self._index:
+        if key in self._indexed():
             return OrderedMap((k, value if k == key else v) for k, v in self._items)
         return OrderedMap((*self._items, (key, value)))
 
@@ -227,12 +241,18 @@ def _flatten(m: OrderedMap[Any, Any]) -> tuple[list[Any], tuple[Any, ...]]:
 
 def _unflatten(keys: tuple[Any, ...], values: Iterable[Any]) -> OrderedMap[Any, Any]:
     # The keys come from a flattened OrderedMap, so they are distinct: skip the checks.
-    rebuilt: OrderedMap[Any, Any] = OrderedMap.__new__(OrderedMap)
-    pairs = tuple(zip(keys, values))
-    object.__setattr__(rebuilt, "_items", pairs)
-    object.__setattr__(rebuilt, "_index", dict(pairs))
-    object.__setattr__(rebuilt, "_hash", None)
+    # Called by jax for every map a jitted call returns, so kept to the slots' own setters.
+    rebuilt: OrderedMap[Any, Any] = _new_map(OrderedMap)
+    _set_items(rebuilt, tuple(zip(keys, values)))
+    _set_index(rebuilt, None)
+    _set_hash(rebuilt, None)
     return rebuilt
+
+
+_new_map = object.__new__
+_set_items = OrderedMap._items.__set__  # type: ignore[attr-defined]
+_set_index = OrderedMap._index.__set__  # type: ignore[attr-defined]
+_set_hash = OrderedMap._hash.__set__  # type: ignore[attr-defined]
 
 
 jax.tree_util.register_pytree_with_keys(OrderedMap, _flatten_with_keys, _unflatten, _flatten)

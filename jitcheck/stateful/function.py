@@ -51,6 +51,8 @@ _TRACE_CONTEXT = jaxinternals.TRACE_CONTEXT
 _CURRENT = recording.CURRENT
 _NO_STATIC: tuple[tuple[int, Any], ...] = ()
 _RETRIES = 8
+_ONE_ARRAY = jax.tree_util.tree_structure((0,))
+"""The tree of the arguments of a call with one array: what flattening ``(x,)`` gives."""
 
 
 def _name(fun: Callable[..., Any]) -> str:
@@ -472,12 +474,16 @@ class StatefulFunction:
         # the checked path below, which explains every refusal.
         try:
             if self._plain and not kwargs:
-                leaves, tree = _flatten(args)
-                try:
-                    avals = tuple([leaf.aval for leaf in leaves])
-                except AttributeError:  # numbers, numpy arrays: slower, still exact
-                    avals = tuple([jax.typeof(leaf) for leaf in leaves])
-                key: Any = (_NO_STATIC, None, tree, avals)
+                if len(args) == 1 and type(args[0]) is _ArrayImpl:  # the commonest call: one array
+                    leaves = [args[0]]
+                    key: Any = (_NO_STATIC, None, _ONE_ARRAY, (args[0].aval,))
+                else:
+                    leaves, tree = _flatten(args)
+                    try:
+                        avals = tuple([leaf.aval for leaf in leaves])
+                    except AttributeError:  # numbers, numpy arrays: slower, still exact
+                        avals = tuple([jax.typeof(leaf) for leaf in leaves])
+                    key = (_NO_STATIC, None, tree, avals)
             else:
                 key, leaves = self._spec.fast_key(args, kwargs)
             slot = self._slots.get(key)
