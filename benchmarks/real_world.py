@@ -162,6 +162,8 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("gemma", "3.3.0"),
     ("treescope", "0.1.10"),
     ("orbax-checkpoint", "0.12.8"),
+    ("tjax", "1.3.13"),
+    ("haliax", "1.3"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
