@@ -14,6 +14,8 @@ from typing import Any
 
 from jax._src import config as _config
 
+from jitcheck.core.events import ArgumentKey
+
 trace_context: Callable[[], tuple[Any, ...]] = _config.trace_context
 """The current trace context: a tuple, equal under an equal configuration."""
 
@@ -37,4 +39,32 @@ def describe_change(before: tuple[Any, ...], after: tuple[Any, ...]) -> str:
     return ", ".join(changed) or "jax's configuration"
 
 
-__all__ = ["context_names", "describe_change", "trace_context"]
+class Configuration:
+    """jax's configuration as one part of a trace's cache key (for the retrace watch): equal
+    exactly when the trace contexts are."""
+
+    __slots__ = ("context",)
+
+    def __init__(self, context: tuple[Any, ...]) -> None:
+        self.context = context
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Configuration) and self.context == other.context
+
+    def __hash__(self) -> int:
+        return hash(self.context)
+
+    def __repr__(self) -> str:
+        return "<jax's configuration>"
+
+
+def configuration_argument(context: tuple[Any, ...] | None = None) -> tuple[str, ArgumentKey]:
+    """``("jax configuration", key)``: ``context`` (default: the current one) as a trace event's argument."""
+    return CONFIGURATION, ArgumentKey("static", Configuration(trace_context() if context is None else context))
+
+
+CONFIGURATION = "jax configuration"
+"""The argument path under which trace events report jax's configuration."""
+
+
+__all__ = ["CONFIGURATION", "Configuration", "configuration_argument", "context_names", "describe_change", "trace_context"]

@@ -22,6 +22,7 @@ import jax
 from jitcheck import rules
 from jitcheck.core import memo
 from jitcheck.core.checking import PerLevel, per_level
+from jitcheck.core.context import configuration_argument
 from jitcheck.core.events import ArgumentKey, notify_trace, traced_argument_keys
 from jitcheck.core.frozen import Frozen, OrderedMap, frozen_map
 from jitcheck.core.keys import KeyProblem, key_problems, strict_key
@@ -598,6 +599,7 @@ def graph_trace_key(graph: CallableGraph[Any, Any], values: Mapping[Any, Any]) -
     parts: list[tuple[str, ArgumentKey]] = [("graph", ArgumentKey("static", graph))]
     for place, value in values.items():
         parts += traced_argument_keys(f"values[{place!r}]", value)
+    parts.append(configuration_argument())  # jax.jit keys on it too
     return tuple(parts)
 
 

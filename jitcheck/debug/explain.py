@@ -18,6 +18,7 @@ from typing import Any
 
 import jax.tree_util
 
+from jitcheck.core.context import Configuration, describe_change
 from jitcheck.core.events import ArgumentKey
 from jitcheck.core.graphs import CallableGraph
 from jitcheck.core.keys import describe, key_problems
@@ -50,7 +51,7 @@ class ArgumentChange:
     """How one argument's part of the cache key changed between two traces.
 
     ``aspect`` is what changed: ``shape``, ``dtype``, ``weak type``, ``structure``,
-    ``static value``, ``function``, ``graph``, ``added``, ``removed``, ``kind`` or
+    ``static value``, ``function``, ``graph``, ``configuration``, ``added``, ``removed``, ``kind`` or
     ``cache`` (the same key traced again). ``rule`` is the jitcheck rule behind it,
     when one applies; ``fix`` says what to do.
     """
@@ -237,6 +238,17 @@ def static_changes(path: str, before: object, after: object, *, fix: str | None 
         found = graph_changes(path, before, after)
         if found:
             return found
+    if isinstance(before, Configuration) and isinstance(after, Configuration):
+        changed = describe_change(before.context, after.context)
+        return [
+            ArgumentChange(
+                path, "configuration", "before", "now",
+                f"jax's configuration changed ({changed}); jax.jit keys its cache on it too, so the function is "
+                "traced again under the new configuration",
+                "set jax's configuration (jax.config.update, or a context manager such as jax.enable_x64 or "
+                "jax.numpy_dtype_promotion) once, outside the loop, rather than switching it between calls",
+            )
+        ]
     problem = next(iter(key_problems(after, path, callable_position=callable(after))), None)
     rule = problem.rule if problem is not None else None
     fields: dict[str, object] = {"position": "a static argument", **(problem.fields if problem is not None else {})}

@@ -17,7 +17,7 @@ from typing import Any, Literal, overload
 import jax
 
 from jitcheck import rules
-from jitcheck.core.context import trace_context
+from jitcheck.core.context import configuration_argument, trace_context
 from jitcheck.core.events import ArgumentKey, aval_key, notify_trace
 from jitcheck.core.keys import describe
 from jitcheck.stateful import entry as entries
@@ -283,7 +283,12 @@ class StatefulFunction:
         fresh = entries.build(self.name, closed, out_tree, record, n_args, self.state_returns, context)
         self._traces += 1
         # Counted under the function it wraps, so a StatefulFunction rebuilt per call is seen retracing.
-        notify_trace(self, self.name, lambda: self._spec.trace_arguments(split) + _state_arguments(record), wraps=fun)
+        notify_trace(
+            self,
+            self.name,
+            lambda: (*self._spec.trace_arguments(split), *_state_arguments(record), configuration_argument(context)),
+            wraps=fun,
+        )
         return fresh
 
     def _refuse_returned_states(self, out: Any) -> None:

@@ -48,3 +48,18 @@ def test_an_equal_graph_under_x64_records_its_own_shapes(debug_mode: None) -> No
 
 def _widen(x: jax.Array) -> jax.Array:
     return x.astype(float)
+
+
+def test_a_retrace_after_a_configuration_switch_is_explained_by_the_configuration(debug_mode: None) -> None:
+    from jitcheck.debug.retrace import TRACKER
+    from jitcheck.stateful import StatefulFunction
+
+    sf = StatefulFunction(_widen)
+    x = jnp.ones(2, jnp.int32)
+    sf(x)
+    with jax.enable_x64(True):
+        assert sf(x).dtype == jnp.float64
+    reports = [report for group in TRACKER.groups() for report in group.reports]
+    (change,) = [c for report in reports for c in report.changes]
+    assert change.aspect == "configuration"
+    assert "jax_enable_x64: False -> True" in change.detail
