@@ -225,3 +225,54 @@ def test_run_records_a_script(tmp_path: Path, subprocess_env: dict[str, str]) ->
     assert "JC105" in result.stderr
     (site,) = [s for s in json.loads(target.read_text())["sites"] if not s["internal"]]
     assert (site["line"], site["compiles"], site["avoidable_compiles"], site["cause"]) == (10, 2, 1, "constants")
+
+
+EDGES = """
+import jax, jax.numpy as jnp
+import jitcheck.debug.recompiles as recorder
+
+recorder.SUBJECTS_KEPT = 1  # let go of what the first program was keyed on
+
+def cleared(x):
+    return x - 1.0
+
+for _ in range(2):
+    jax.jit(cleared)(jnp.ones(2))
+    jax.clear_caches()
+
+for n in (2, 3, 2):
+    jax.jit(lambda x: x * 4.0)(jnp.ones(n))
+"""
+
+
+def test_a_cleared_cache_is_other_and_a_forgotten_program_is_still_avoidable(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    script = tmp_path / "edges.py"
+    script.write_text(EDGES)
+    target = tmp_path / "r.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "jitcheck.debug", "run", "--recompiles-json", str(target), str(script)],
+        cwd=tmp_path, env=subprocess_env, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    records = json.loads(target.read_text())
+    sites = {s["function"]: s for s in records["sites"] if not s["internal"]}
+    cleared = sites["cleared"]
+    assert (cleared["compiles"], cleared["avoidable_compiles"], cleared["cause"], cleared["rule"]) == (2, 1, "other", None)
+    lam = sites["<lambda>"]  # shapes 2, 3, 2: the third compile repeats the first, whose subject was let go
+    assert (lam["compiles"], lam["distinct_programs"], lam["avoidable_compiles"], lam["cause"], lam["rule"]) == (3, 2, 1, "callable", "JC104")
+    assert records["totals"]["unattributed_compiles"] == 0 and records["totals"]["recorder_errors"] == 0
+
+
+def test_records_of_several_workers_add_up(planted: dict[str, Any]) -> None:
+    from jitcheck.debug.recompile_table import merge, render_table
+
+    one = planted["records"]
+    both = merge([one, one])
+    assert both["totals"]["compiles"] == 2 * one["totals"]["compiles"]
+    assert len(both["sites"]) == len(one["sites"])
+    for a, b in zip(one["sites"], both["sites"]):
+        assert (b["site"], b["compiles"], b["avoidable_compiles"], b["causes"]) == (
+            a["site"], 2 * a["compiles"], 2 * a["avoidable_compiles"], {k: 2 * v for k, v in a["causes"].items()}
+        )
+    assert len(both["traces"]) == 2 * len(one["traces"])
+    assert render_table(both)[0].startswith(f"{2 * one['totals']['traces']} traces")
