@@ -213,17 +213,23 @@ for t in (1.0, 2.0):
 """
 
 
-def test_run_records_a_script(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+def _run_script(tmp_path: Path, env: dict[str, str], code: str) -> tuple[dict[str, Any], str]:
+    """``python -m jitcheck.debug run --recompiles-json`` of ``code``: the records and what it printed on stderr."""
     script = tmp_path / "script.py"
-    script.write_text(SCRIPT)
+    script.write_text(code)
     target = tmp_path / "r.json"
     result = subprocess.run(
         [sys.executable, "-m", "jitcheck.debug", "run", "--recompiles-json", str(target), str(script)],
-        cwd=tmp_path, env=subprocess_env, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    assert "JC105" in result.stderr
-    (site,) = [s for s in json.loads(target.read_text())["sites"] if not s["internal"]]
+    return json.loads(target.read_text()), result.stderr
+
+
+def test_run_records_a_script(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    records, printed = _run_script(tmp_path, subprocess_env, SCRIPT)
+    assert "JC105" in printed
+    (site,) = [s for s in records["sites"] if not s["internal"]]
     assert (site["line"], site["compiles"], site["avoidable_compiles"], site["cause"]) == (10, 2, 1, "constants")
 
 
@@ -246,15 +252,7 @@ for n in (2, 3, 2):
 
 
 def test_a_cleared_cache_is_other_and_a_forgotten_program_is_still_avoidable(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
-    script = tmp_path / "edges.py"
-    script.write_text(EDGES)
-    target = tmp_path / "r.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "jitcheck.debug", "run", "--recompiles-json", str(target), str(script)],
-        cwd=tmp_path, env=subprocess_env, capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    records = json.loads(target.read_text())
+    records, _ = _run_script(tmp_path, subprocess_env, EDGES)
     sites = {s["function"]: s for s in records["sites"] if not s["internal"]}
     cleared = sites["cleared"]
     assert (cleared["compiles"], cleared["avoidable_compiles"], cleared["cause"], cleared["rule"]) == (2, 1, "other", None)
