@@ -201,6 +201,7 @@ print(min(times))
 # closure of a 20-step function (jax.jit(make()).trace(x), no compile). argv[1] "plain": jitcheck never imported,
 # one line of hit times; "recorder": jitcheck's pytest plugin and recorder imported, the recorder switched on and
 # off between windows (install/uninstall, order alternating), four lines: hits off, hits on, traces off, traces on.
+# A last line counts the Python calls (sys.setprofile) one cache-hit call makes, per mode.
 _RECORDER = """
 import sys, time
 recorder = sys.argv[1] == "recorder"
@@ -237,9 +238,22 @@ for window in range(%d):
         t = time.perf_counter()
         jax.jit(make()).trace(x)
         traces[on].append(time.perf_counter() - t)
+calls = {}
+def count(frame, event, arg):
+    if event in ("call", "c_call"):
+        calls[on] += 1
+for on in modes:
+    if recorder:
+        (recompiles.install if on else recompiles.uninstall)()
+    calls[on] = 0
+    sys.setprofile(count)
+    for _ in range(100):
+        plain(x, w)
+    sys.setprofile(None)
 for table in (hits, traces):
     for m in modes:
         print(*table[m])
+print(*(calls[m] / 100 for m in modes))
 """
 
 
@@ -254,6 +268,7 @@ def _recorder_figures(rounds: int, windows: int, number: int) -> list[Figure]:
     floor), across fresh interpreters; a cache hit and a trace with it on against off, in one interpreter."""
     found: dict[str, list[float]] = {name: [] for name in ("plain", "plain2", "off", "on", "trace off", "trace on")}
     code = _RECORDER % (windows, number, number)
+    python_calls: dict[str, float] = {}
     env = _child_env(ROOT)
     runs = ["plain", "plain2", "recorder"]
     for round_ in range(rounds):
@@ -262,10 +277,12 @@ def _recorder_figures(rounds: int, windows: int, number: int) -> list[Figure]:
                                   capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())  # fmt: skip
             lines = [[float(v) for v in line.split()] for line in done.stdout.strip().splitlines()]
             if run_ == "recorder":
-                for name, values in zip(("off", "on", "trace off", "trace on"), lines[-4:]):
+                for name, values in zip(("off", "on", "trace off", "trace on"), lines[-5:-1]):
                     found[name] += values
+                python_calls["off"], python_calls["on"] = lines[-1]
             else:
-                found[run_] += lines[-2]
+                found[run_] += lines[-3]
+                python_calls[run_] = lines[-1][0]
 
     def figure(name: str, subject: str, baseline: str, mine: str, theirs: str, target: float | None, note: str) -> Figure:
         a, b = found[mine], found[theirs]
@@ -276,7 +293,10 @@ def _recorder_figures(rounds: int, windows: int, number: int) -> list[Figure]:
     within = f"{rounds} fresh interpreters, the recorder switched on and off between windows ({windows} each, order alternating)"
     return [
         figure("cache-hit jax.jit call, recorder off", "jax.jit(dense)(x, w), jitcheck's pytest plugin and recorder imported, recorder off",
-               "same, jitcheck never imported", "off", "plain", 1.02, across + "; off, jax's functions are its own: nothing is hooked"),
+               "same, jitcheck never imported", "off", "plain", 1.02,
+               across + "; off, jax's functions are its own: nothing is hooked; Python calls per jit call (sys.setprofile, "
+               f"block_until_ready left out): {python_calls['off']:g} recorder off, {python_calls['plain']:g} never imported, "
+               f"{python_calls['on']:g} recorder on"),
         figure("noise floor: cache-hit jax.jit call, the same code twice", "jax.jit(dense)(x, w), jitcheck never imported",
                "same, other interpreters", "plain2", "plain", None, across + "; reported only: identical code"),
         figure("cache-hit jax.jit call, recorder on", "jax.jit(dense)(x, w), recorder on", "same, recorder off",
@@ -374,7 +394,7 @@ def run(quick: bool) -> Section:
     figures = _import_figures(repeat)
     figures += _hit_figures(3 if quick else 9, 200, 7 if quick else 35)
     figures.append(_construction_figure(7 if quick else 21))
-    figures += _recorder_figures(3 if quick else 9, 35, 200)
+    figures += _recorder_figures(3 if quick else 9, 300, 20)
     return Section(
         "Debug mode (jitcheck.debug)",
         figures,
@@ -389,7 +409,7 @@ def run(quick: bool) -> Section:
 if __name__ == "__main__":
     quick = "--quick" in sys.argv
     if "--recorder" in sys.argv:
-        figures = _recorder_figures(3 if quick else 9, 35, 200)
+        figures = _recorder_figures(3 if quick else 9, 300, 20)
     else:
         figures = run(quick=quick).figures
     for figure in figures:
