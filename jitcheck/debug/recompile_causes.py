@@ -120,11 +120,31 @@ def _graph_cause(before: CallableGraph[Any, Any], after: CallableGraph[Any, Any]
     return Cause("static", change.rule, change.fix, change.detail)
 
 
+def _changed_leaf(path: str, before: object, after: object) -> tuple[str, object, object] | None:
+    """The first leaf that differs between two pytrees of one structure (an equinox module's lambda field), if any."""
+    import jax.tree_util
+
+    try:
+        leaves_a, tree_a = jax.tree_util.tree_flatten_with_path(before)
+        leaves_b, tree_b = jax.tree_util.tree_flatten_with_path(after)
+    except Exception:
+        return None
+    if tree_a != tree_b or len(leaves_b) == 1 and not leaves_b[0][0]:
+        return None  # another structure, or a leaf itself
+    for (key, a), (_, b) in zip(leaves_a, leaves_b):
+        if not _equal(a, b):
+            return path + jax.tree_util.keystr(key), a, b
+    return None
+
+
 def _static_cause(path: str, before: object, after: object, constants: bool) -> Cause:
     if isinstance(before, CallableGraph) and isinstance(after, CallableGraph):
         found = _graph_cause(before, after, constants)
         if found is not None:
             return found
+    leaf = _changed_leaf(path, before, after)
+    if leaf is not None:
+        path, before, after = leaf
     problem = next(iter(key_problems(after, path, callable_position=callable(after))), None)
     if constants:
         detail = f"static argument `{path}` changed from {short(before)} to {short(after)}, and only the constants of the program with it"

@@ -269,6 +269,16 @@ def _is_data(value: Any) -> bool:
     return bool(leaves) and all(is_array(leaf) for leaf in leaves)
 
 
+def _static_part(value: Any) -> Any:
+    """What equinox keys an argument on: the argument with its arrays taken out (equinox traces those)."""
+    import equinox
+
+    try:
+        return equinox.partition(value, equinox.is_array)[1]
+    except Exception:  # not a pytree equinox can split: the value itself
+        return value
+
+
 def _statics(ji: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     found = [(f"args[{i}]", args[i]) for i in ji.static_argnums if 0 <= i < len(args)]
     found += [(name, kwargs[name]) for name in ji.static_argnames if name in kwargs]
@@ -330,10 +340,8 @@ def _record_trace(fun: Any, ji: Any, params: Any, args: Any, kwargs: Any, nested
             function = describe(subject_fun)
             user_args = call.f_locals.get("args", ()) or ()
             user_kwargs = call.f_locals.get("kwargs", {}) or {}
-            statics = tuple(
-                [(f"args[{i}]", a) for i, a in enumerate(user_args) if not _is_data(a)]
-                + [(k, v) for k, v in user_kwargs.items() if not _is_data(v)]
-            )
+            named = [*((f"args[{i}]", a) for i, a in enumerate(user_args)), *user_kwargs.items()]
+            statics = tuple((path, _static_part(value)) for path, value in named if not _is_data(value))
     structure, constants = fingerprint(jaxpr, statics)
     internal = wrapper == "jax"
     call_site = user_frame(frame, WRAPPER_LIBRARIES)

@@ -4,7 +4,8 @@ The planted suite (tests/debug/planted, named so that the main run does not coll
 recompile (a bound method in a loop, a partial per call, a lambda static argument, a
 closure baking a constant, an equinox wrapper per call, a pmap per call, a
 StatefulFunction per call, a JitGraph whose setting is only a constant, a helper that
-jits a partial, called once by each of two tests) and four fine ones (a loop over
+jits a partial, called once by each of two tests, an equinox module with a lambda
+field built per step) and four fine ones (a loop over
 structurally different objects, a jit nested under an outer jit, an equinox
 decorator, a pjit at two shapes). Its conftest counts jax's own compiles (jax_log_compiles) and each
 planted body counts its traces; the recorder's records must agree with both, and
@@ -44,10 +45,12 @@ EXPECTED = {
     "sf_step": (3, 2, 0, "callable", "JC702"),
     "_call_graph": (3, 2, 0, "constants", None),
     "shared_step": (2, 1, 0, "callable", "JC102"),
+    "eqx_module_apply": (3, 2, 0, "static", "JC104"),
 }
 WRAPPERS = {
     "eqx_step": "equinox.filter_jit",
     "eqx_once": "equinox.filter_jit",
+    "eqx_module_apply": "equinox.filter_jit",
     "pmap_step": "jax.pmap",
     "pjit_step": "pjit",
     "sf_step": "jitcheck.StatefulFunction",
@@ -117,6 +120,7 @@ def test_every_planted_site_has_its_cause_and_rule(planted: dict[str, Any]) -> N
     lines = _planted_lines()
     assert set(sites) == set(EXPECTED)
     assert "setting" in sites["_call_graph"]["help"] and "'factor'" in sites["_call_graph"]["detail"]
+    assert "`args[0].activation`" in sites["eqx_module_apply"]["detail"]
     for name, (compiles, avoidable, nested, cause, rule) in EXPECTED.items():
         site = sites[name]
         got = (site["compiles"], site["avoidable_compiles"], site["nested_traces"], site["cause"], site["rule"])
