@@ -125,10 +125,11 @@ def _changed_leaf(path: str, before: object, after: object) -> tuple[str, object
     import jax.tree_util
 
     try:
-        leaves_a, tree_a = jax.tree_util.tree_flatten_with_path(before)
-        leaves_b, tree_b = jax.tree_util.tree_flatten_with_path(after)
+        flat_a: Any = jax.tree_util.tree_flatten_with_path(before)
+        flat_b: Any = jax.tree_util.tree_flatten_with_path(after)
     except Exception:
         return None
+    (leaves_a, tree_a), (leaves_b, tree_b) = flat_a, flat_b
     if tree_a != tree_b or len(leaves_b) == 1 and not leaves_b[0][0]:
         return None  # another structure, or a leaf itself
     for (key, a), (_, b) in zip(leaves_a, leaves_b):
