@@ -22,6 +22,7 @@ from jitcheck.lint.checks.base import FixPlan, RawFinding
 from jitcheck.lint.checks.jit_sites import JitSites
 from jitcheck.lint.checks.nodes import Nodes
 from jitcheck.lint.collect import collect
+from jitcheck.lint.evidence import Evidence
 from jitcheck.lint.index import ProjectIndex, with_module
 from jitcheck.lint.prefilter import possible
 
@@ -38,6 +39,7 @@ class Located:
     message: str
     help: str
     fix: FixPlan | None
+    evidence: Evidence
 
 
 @dataclasses.dataclass
@@ -94,7 +96,7 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
         return Analysis(module, None, [])
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
-    raw = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers, index, module_name, path).run()
+    raw = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers, index, module_name, path, wrapper).run()
     if not raw:
         return Analysis(module, wrapper, [])
     positions = wrapper.resolve(PositionProvider)
@@ -112,6 +114,7 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
                 (item.rule.format_jitted_help(**item.fields) if item.jitted else item.rule.format_help(**item.fields))
                 + (f"; {item.note}" if item.note else ""),
                 item.fix,
+                item.evidence,
             )
         )
     located.sort(key=lambda f: (f.line, f.column, f.rule.code))

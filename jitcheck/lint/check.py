@@ -76,7 +76,7 @@ FIX_MESSAGES = {
 def _located(path: str, item: Located, edits: tuple[Edit, ...] = ()) -> Finding:
     return Finding(path, item.line, item.column, item.rule.code, item.message, item.help, item.end_line, item.end_column,
                    item.fix.applicability if item.fix else None, 0,
-                   FIX_MESSAGES.get(item.fix.kind, "") if item.fix else "", edits)
+                   FIX_MESSAGES.get(item.fix.kind, "") if item.fix else "", edits, item.evidence)
 
 
 def _edits(before: str, after: str) -> tuple[Edit, ...]:
@@ -227,6 +227,8 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
 
     def allowed(item: Located) -> bool:
         if item.fix is None or item.rule.code not in settings.select:
+            return False
+        if item.evidence.confidence == "low" and not settings.preview:
             return False
         if noqa.silenced(item.rule.code, item.line, table):
             return False

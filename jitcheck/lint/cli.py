@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of each finding")
     parser.add_argument("--select", type=_codes, help="comma-separated codes, prefixes or names to check (replaces the configured set)")
     parser.add_argument("--extend-select", type=_codes, default=[], help="add to the selected rules")
+    parser.add_argument("--preview", action="store_true", default=None,
+                        help="also report findings that rest on a guess (confidence \"low\"), as ruff's preview")
+    parser.add_argument("--no-preview", dest="preview", action="store_false", help="report only findings whose evidence is shown")
     parser.add_argument("--ignore", type=_codes, default=[], help="comma-separated codes, prefixes or names to leave out")
     parser.add_argument("--exclude", type=_codes, default=[], help="extra gitignore-style patterns to leave out")
     parser.add_argument("--config", type=Path, help="the pyproject.toml to read (default: the nearest one with [tool.jitcheck])")
@@ -152,6 +155,7 @@ def check_command(args: argparse.Namespace) -> int:
             exclude=args.exclude,
             respect_gitignore=False if args.no_respect_gitignore else None,
             cache_dir=args.cache_dir,
+            preview=args.preview,
         )
     except config_module.ConfigError as error:
         print(f"jitcheck: {error}", file=sys.stderr)

@@ -39,6 +39,8 @@ class Context:
     memoised: bool = False
     """Under a hand-written cache test, ``if key not in self.cache:`` whose block stores into
     ``self.cache[...]``: it runs once per key, like a function under ``functools.cache``."""
+    loop: cst.CSTNode | None = dataclasses.field(default=None, compare=False)
+    """The innermost loop (``for``, ``while`` or comprehension) it runs in, within the function, when ``in_loop``."""
 
     @property
     def per_call(self) -> bool:
@@ -64,6 +66,7 @@ class Frame:
     name: str
     loops: int = 0
     memos: int = 0
+    loop_nodes: list[cst.CSTNode] = dataclasses.field(default_factory=list)
     self_name: str | None = None
     method_of: cst.ClassDef | None = None
 
@@ -170,14 +173,17 @@ class Collector(cst.CSTVisitor):
     def context(self) -> Context:
         """The context of what is being visited now."""
         in_loop = False
+        loop: cst.CSTNode | None = None
         for frame in reversed(self.frames):
             if frame.loops:
                 in_loop = True
+                if loop is None and frame.loop_nodes:
+                    loop = frame.loop_nodes[-1]
             if frame.kind in ("function", "lambda"):
                 node = frame.node
                 assert isinstance(node, (cst.FunctionDef, cst.Lambda))
-                return Context(node, frame.name, frame.method_of, frame.self_name, in_loop, frame.memos > 0)
-        return Context(None, None, None, None, in_loop)
+                return Context(node, frame.name, frame.method_of, frame.self_name, in_loop, frame.memos > 0, loop)
+        return Context(None, None, None, None, in_loop, loop=loop)
 
     def _qualname(self, name: str) -> str:
         outer = self.frames[-1].name
@@ -268,7 +274,7 @@ class Collector(cst.CSTVisitor):
         assert isinstance(for_in, cst.CompFor)
         for_in.iter.visit(self)
         once = _runs_once(node)
-        self.frames[-1].loops += 0 if once else 1
+        self._enter_loop(node, not once)
         for part in ("elt", "key", "value"):
             child = getattr(node, part, None)
             if isinstance(child, cst.CSTNode):
@@ -278,7 +284,17 @@ class Collector(cst.CSTVisitor):
             condition.visit(self)
         if for_in.inner_for_in is not None:
             for_in.inner_for_in.visit(self)
-        self.frames[-1].loops -= 0 if once else 1
+        self._leave_loop(not once)
+
+    def _enter_loop(self, node: cst.CSTNode, repeats: bool = True) -> None:
+        if repeats:
+            self.frames[-1].loops += 1
+            self.frames[-1].loop_nodes.append(node)
+
+    def _leave_loop(self, repeats: bool = True) -> None:
+        if repeats:
+            self.frames[-1].loops -= 1
+            self.frames[-1].loop_nodes.pop()
 
     def _for(self, node: cst.For) -> bool:
         if isinstance(node.target, cst.Name):
@@ -287,9 +303,9 @@ class Collector(cst.CSTVisitor):
         node.target.visit(self)
         node.iter.visit(self)
         once = _one_item(node.iter)
-        self.frames[-1].loops += 0 if once else 1
+        self._enter_loop(node, not once)
         node.body.visit(self)
-        self.frames[-1].loops -= 0 if once else 1
+        self._leave_loop(not once)
         if node.orelse is not None:
             node.orelse.visit(self)
         return False
@@ -305,10 +321,10 @@ class Collector(cst.CSTVisitor):
         return False
 
     def _while(self, node: cst.While) -> bool:
-        self.frames[-1].loops += 1
+        self._enter_loop(node)
         node.test.visit(self)
         node.body.visit(self)
-        self.frames[-1].loops -= 1
+        self._leave_loop()
         if node.orelse is not None:
             node.orelse.visit(self)
         return False

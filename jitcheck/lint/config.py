@@ -14,6 +14,7 @@ Keys (all optional)::
     file-timeout = 60                  # seconds of CPU time one file may take; then its worker stops and it gets JC000
     respect-gitignore = true
     cache-dir = ".jitcheck_cache"
+    preview = false                    # also report findings that rest on a guess (confidence "low"), as ruff's preview
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from jitcheck import rules
+from jitcheck.lint.findings import Finding
 from jitcheck.lint.limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_EXPRESSION_DEPTH
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
@@ -39,7 +41,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 KNOWN_KEYS = frozenset(
     {"select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "graph-constructors",
-     "jit-wrappers", "max-file-size", "max-expression-depth", "file-timeout", "respect-gitignore", "cache-dir"}
+     "jit-wrappers", "max-file-size", "max-expression-depth", "file-timeout", "respect-gitignore", "cache-dir", "preview"}
 )
 
 
@@ -107,6 +109,12 @@ class Config:
     cache_dir: Path | None = None
     source: Path | None = None
     """The pyproject.toml read, if any."""
+    preview: bool = False
+    """Also report the findings that rest on a guess (``confidence == "low"``): ruff's ``preview``."""
+
+    def reports(self, finding: Finding) -> bool:
+        """True when this run shows ``finding`` by its confidence (its code's selection is judged apart)."""
+        return self.preview or finding.confidence != "low"
 
     def fingerprint(self) -> str:
         """A digest of everything that changes what the analysis of one file finds."""
@@ -192,6 +200,7 @@ def load(
     exclude: Sequence[str] = (),
     respect_gitignore: bool | None = None,
     cache_dir: Path | None = None,
+    preview: bool | None = None,
 ) -> Config:
     """The configuration for a run started at ``start``: pyproject.toml, then the command line."""
     path = config_file if config_file is not None else find_pyproject(start)
@@ -242,6 +251,9 @@ def load(
     gitignore = table.get("respect-gitignore", True) if respect_gitignore is None else respect_gitignore
     if not isinstance(gitignore, bool):
         raise ConfigError(f"{where} respect-gitignore must be true or false")
+    chosen_preview = table.get("preview", False) if preview is None else preview
+    if not isinstance(chosen_preview, bool):
+        raise ConfigError(f"{where} preview must be true or false, got {chosen_preview!r}")
     folder = cache_dir
     if folder is None and "cache-dir" in table:
         folder = root / _strings(table["cache-dir"], f"{where} cache-dir")[0]
@@ -258,6 +270,7 @@ def load(
         respect_gitignore=gitignore,
         cache_dir=folder if folder is not None else root / ".jitcheck_cache",
         source=path,
+        preview=chosen_preview,
     )
 
 

@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any, Literal
 
 from jitcheck import rules
+from jitcheck.lint.evidence import NONE, Confidence, Evidence
 
 Applicability = Literal["safe", "unsafe"]
 
@@ -44,6 +45,13 @@ class Finding:
     """What the fix does, in a few words (ruff's ``fix.message``)."""
     edits: tuple[Edit, ...] = ()
     """The fix's text edits, when they were asked for (JSON output)."""
+    evidence: Evidence = dataclasses.field(default=NONE, compare=False)
+    """What the finding rests on: why its site runs again, why each run is the same computation, what is unproven."""
+
+    @property
+    def confidence(self) -> Confidence:
+        """``"low"`` when the finding rests on a guess: reported only under ``--preview``."""
+        return self.evidence.confidence
 
     @property
     def where(self) -> str:
@@ -60,13 +68,13 @@ class Finding:
     def to_row(self) -> list[Any]:
         """A compact JSON row for the cache (the path is not stored: it is the key's file)."""
         return [self.line, self.column, self.end_line, self.end_column, self.code, self.message, self.help, self.fix,
-                self.cell, self.fix_message, [dataclasses.astuple(e) for e in self.edits]]
+                self.cell, self.fix_message, [dataclasses.astuple(e) for e in self.edits], self.evidence.to_row()]
 
     @classmethod
     def from_row(cls, path: str, row: list[Any]) -> Finding:
-        line, column, end_line, end_column, code, message, help_, fix, cell, fix_message, edits = row
+        line, column, end_line, end_column, code, message, help_, fix, cell, fix_message, edits, evidence = row
         return cls(path, line, column, code, message, help_, end_line, end_column, fix, int(cell), str(fix_message),
-                   tuple(Edit(*e) for e in edits))
+                   tuple(Edit(*e) for e in edits), Evidence.from_row(evidence))
 
 
 def unreadable(path: str, reason: str, fix: str, line: int = 1, column: int = 1) -> Finding:

@@ -44,13 +44,16 @@ def _fix(f: Finding) -> dict[str, object] | None:
 
 
 def as_json(findings: Sequence[Finding]) -> str:
-    """ruff's JSON: absolute ``filename``, ``url``, ``fix`` with ``message`` and ``edits``, ``noqa_row`` (and ``cell``)."""
+    """ruff's JSON: absolute ``filename``, ``url``, ``fix`` with ``message`` and ``edits``, ``noqa_row`` (and ``cell``),
+    with what each finding rests on: ``evidence`` (``runs_again``, ``same_computation``, ``unproven``) and ``confidence``."""
     urls = {code: rule_url(code) for code in {f.code for f in findings}}
     rows = [
         {
             "cell": f.cell or None,
             "code": f.code,
+            "confidence": f.confidence,
             "end_location": {"row": f.end_line or f.line, "column": f.end_column or f.column},
+            "evidence": f.evidence.to_json(),
             "filename": os.path.abspath(f.path),
             "fix": _fix(f),
             "help": f.help,
@@ -93,7 +96,8 @@ def github(findings: Sequence[Finding]) -> str:
             if f.end_line:
                 props += f",endLine={f.end_line},endColumn={f.end_column}"
             text = f"{f.code} {f.message} (help: {f.help})"
-        lines.append(f"::error {props}::{_escape_data(text)}\n")
+        # A finding that rests on a guess (shown only under --preview) is a notice, not an error.
+        lines.append(f"::{'notice' if f.confidence == 'low' else 'error'} {props}::{_escape_data(text)}\n")
     return "".join(lines)
 
 
@@ -125,8 +129,9 @@ def sarif(findings: Sequence[Finding]) -> str:
                 "results": [
                     {
                         "ruleId": f.code,
-                        "level": "error",
+                        "level": "note" if f.confidence == "low" else "error",
                         "message": {"text": f"{f.message}\nhelp: {f.help}"},
+                        "properties": {"confidence": f.confidence, "evidence": f.evidence.to_json()},
                         "locations": [
                             {
                                 "physicalLocation": {

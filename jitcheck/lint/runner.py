@@ -225,12 +225,13 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
         cached = cache.get(key, source.display)
         if cached is not None and options.edits and any(f.fix and not f.edits and not f.cell for f in cached):
             cached = None  # stored without the fixes' edits, which this run shows
-        if cached is not None and (options.fix is None or not any(_fixable(f, select, options.fix) for f in cached)):
+        if cached is not None and (options.fix is None or not any(_fixable(f, select, options.fix) and config.reports(f)
+                                                                  for f in cached)):
             plan.results[index] = cached
             continue
         plan.originals[index] = data
         settings = Settings(config.graph_constructors, config.jit_wrappers, options.fix, select,
-                            max_expression_depth=config.max_expression_depth, edits=options.edits)
+                            max_expression_depth=config.max_expression_depth, edits=options.edits, preview=config.preview)
         plan.work.append(_Work(index, source.display, data, package_init, settings, source.is_notebook, modules.get(index, "")))
     return plan
 
@@ -304,7 +305,7 @@ def run(paths: Sequence[Path], config: Config, options: Options, cwd: Path) -> R
 
     for index, source in enumerate(sources):
         select = config.select - config.ignored_for(source.relative)
-        report.findings.extend(f for f in plan.results.get(index, ()) if f.code in select)
+        report.findings.extend(f for f in plan.results.get(index, ()) if f.code in select and config.reports(f))
     report.findings.sort(key=lambda f: (f.path, f.cell, f.line, f.column, f.code))
     report.seconds = time.perf_counter() - started
     return report

@@ -23,6 +23,8 @@ class Settings:
     """Past this estimated expression depth a file gets JC000 before libcst parses it (0: no limit)."""
     edits: bool = False
     """Give each fixable finding its fix's text edits (for JSON output; costs a rewrite per finding)."""
+    preview: bool = False
+    """Findings that rest on a guess (``confidence == "low"``) are reported, and so may be fixed (``--preview``)."""
 
 
 __all__ = ["FixMode", "Settings"]

@@ -20,9 +20,12 @@ def message(finding: Finding) -> str:
     return f"{finding.message}\nhelp: {finding.help}"
 
 
-def severity(code: str) -> types.DiagnosticSeverity:
-    """An error for a file that could not be checked (JC000), a warning for a bad cache key."""
-    return types.DiagnosticSeverity.Error if code == rules.UNREADABLE_FILE.code else types.DiagnosticSeverity.Warning
+def severity(code: str, confidence: str = "high") -> types.DiagnosticSeverity:
+    """An error for a file that could not be checked (JC000), a warning for a bad cache key, and a hint for one
+    that rests on a guess (``confidence == "low"``, the command line's ``--preview`` findings)."""
+    if code == rules.UNREADABLE_FILE.code:
+        return types.DiagnosticSeverity.Error
+    return types.DiagnosticSeverity.Hint if confidence == "low" else types.DiagnosticSeverity.Warning
 
 
 def lsp_range(where: Span) -> types.Range:
@@ -39,7 +42,7 @@ def diagnostic(finding: Finding, lines: Sequence[str], encoding: str, docs: str 
     return types.Diagnostic(
         range=lsp_range(finding_span(finding, lines, encoding)),
         message=message(finding),
-        severity=severity(finding.code),
+        severity=severity(finding.code, finding.confidence),
         code=finding.code,
         code_description=types.CodeDescription(href=href) if href else None,
         source=SOURCE,

@@ -12,12 +12,13 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import libcst as cst
-from libcst.metadata import Scope
+from libcst.metadata import MetadataWrapper, Scope
 
 from jitcheck import rules
 from jitcheck.lint import names
 from jitcheck.lint.collect import Collector
-from jitcheck.lint.frequency import Frequency
+from jitcheck.lint.evidence import NONE, Evidence
+from jitcheck.lint.sameness import Sameness
 from jitcheck.lint.index import ProjectIndex
 
 FixKind = Literal["value-partial", "hoist-lambda", "tuple", "frozenset", "frozen-dataclass"]
@@ -44,6 +45,8 @@ class RawFinding:
     """Added to the rule's help line: what else the fix takes here."""
     jitted: bool = False
     """The finding is the function handed to a rebuilt ``jax.jit``: the rule's ``jitted_help`` applies."""
+    evidence: Evidence = NONE
+    """What the finding rests on (reasons still hold their nodes; :func:`~jitcheck.lint.analysis.analyze` places them)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +61,7 @@ class Problem:
     note: str | None = None
     """Added to the rule's help line (a partial inside a rebuilt ``jax.grad``: build that once too)."""
     jitted: bool = False
+    evidence: Evidence = NONE
 
 
 def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 60) -> str:
@@ -66,14 +70,15 @@ def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class Checker(Frequency):
+class Checker(Sameness):
     """The state of one module's judging: the findings so far, reported once per node and rule."""
 
     def __init__(self, module: cst.Module, collector: Collector, scopes: Mapping[cst.CSTNode, Scope | None],
                  graph_constructors: Sequence[str], jit_wrappers: Sequence[str], index: ProjectIndex | None = None,
-                 module_name: str = "", path: str = "") -> None:
+                 module_name: str = "", path: str = "", metadata: MetadataWrapper | None = None) -> None:
         super().__init__(module, collector, scopes, jit_wrappers, index, module_name)
         self.path = path
+        self._metadata = metadata
         self.node_constructors = names.NODE_CONSTRUCTORS | frozenset(graph_constructors)
         self.found: list[RawFinding] = []
         self._seen: set[tuple[int, str]] = set()
@@ -82,16 +87,21 @@ class Checker(Frequency):
     # -- reporting -------------------------------------------------------------------
 
     def report(self, node: cst.CSTNode, rule: rules.Rule, fields: dict[str, object], fix: FixPlan | None = None,
-               note: str | None = None, jitted: bool = False) -> None:
+               note: str | None = None, jitted: bool = False, evidence: Evidence = NONE) -> None:
         key = (id(node), rule.code)
         if key in self._seen:
             return
         self._seen.add(key)
-        self.found.append(RawFinding(node, rule, fields, fix, note, jitted))
+        self.found.append(RawFinding(node, rule, fields, fix, note, jitted, evidence))
 
-    def report_problem(self, expr: cst.CSTNode, problem: Problem) -> None:
+    def report_problem(self, expr: cst.CSTNode, problem: Problem, evidence: Evidence | None = None) -> None:
+        """Report ``problem`` found at ``expr``; ``evidence`` (what the site's repetition rests on) is joined to the
+        problem's own (why each run is the same computation, or why a value cannot be hashed)."""
+        joined = problem.evidence if evidence is None else dataclasses.replace(
+            evidence, same=(*evidence.same, *problem.evidence.same), unproven=(*evidence.unproven, *problem.evidence.unproven),
+            confidence="low" if "low" in (evidence.confidence, problem.evidence.confidence) else "high")
         self.report(problem.node if problem.node is not None else expr, problem.rule, problem.fields, problem.plan, problem.note,
-                    problem.jitted)
+                    problem.jitted, joined)
 
     @staticmethod
     def def_params(function: cst.FunctionDef) -> tuple[str, ...]:

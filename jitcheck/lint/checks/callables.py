@@ -18,6 +18,7 @@ from jitcheck.lint import names
 from jitcheck.lint.checks.base import FixPlan, Problem, snippet
 from jitcheck.lint.checks.fixability import Fixability
 from jitcheck.lint.collect import Context
+from jitcheck.lint.evidence import Evidence
 
 
 class Callables(Fixability):
@@ -188,9 +189,11 @@ class Callables(Fixability):
                 return Problem(rules.BOUND_METHOD, {"position": position, "subject": snippet(self.module, expr)})
             if kind == "unknown" and jitted and rebuilt and context.in_loop and keys == "identity" and depth == 0:
                 # Hoisting the wrapper out of the loop is right whatever the attribute is (see JC107).
+                receiver = snippet(self.module, expr.value, 40)
                 return Problem(rules.UNRESOLVED_METHOD, {"position": position, "subject": snippet(self.module, expr),
-                                                         "receiver": snippet(self.module, expr.value, 40),
-                                                         "name": expr.attr.value})
+                                                         "receiver": receiver, "name": expr.attr.value},
+                               evidence=Evidence().guessed(f"what `{receiver}` is, and so that `{expr.attr.value}` is a "
+                                                           "method (a new bound method on each read)"))
         return None
 
     def built_before_loop(self, found: Problem, context: Context, built: Context) -> Problem | None:

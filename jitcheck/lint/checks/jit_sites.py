@@ -52,10 +52,12 @@ class JitSites(StaticArguments):
         fun = positional[0].value
         context = site.context
         if context.per_call and not self.exempt(context) and self.used_here(call, site.parent, wrapper, context):
+            evidence = self.again(context)
+            where = self.where(evidence, context)
             if wrapper.keys == "wrapper":
-                position = f"the function wrapped by `{site.spelled}` {context.where()} (a new wrapper, with an empty cache, each time)"
+                position = f"the function wrapped by `{site.spelled}` {where} (a new wrapper, with an empty cache, each time)"
             else:
-                position = f"the function jitted by `{site.spelled}` {context.where()}"
+                position = f"the function jitted by `{site.spelled}` {where}"
             found = self.callable_problem(fun, rebuilt=True, context=context, position=position, allow_value_partial=False,
                                           keys=wrapper.keys, jitted=True)
             if found is not None and wrapper.keys == "identity" and found.rule in (rules.FUNCTOOLS_PARTIAL, rules.TREE_UTIL_PARTIAL):
@@ -65,10 +67,11 @@ class JitSites(StaticArguments):
                 note = f"and build the `{site.spelled}` once, at module level or in `__init__`: a new one starts with an empty cache"
                 found = dataclasses.replace(found, plan=None, note=note)
             if found is not None:
-                self.report_problem(fun, found)
+                self.report_problem(fun, found, self.same_code(evidence, fun, f"`{snippet(self.module, fun, 40)}`"))
             elif wrapper.keys == "wrapper":
                 self.report(call, rules.STATEFUL_FUNCTION_REBUILT, {
-                    "subject": snippet(self.module, call), "where": context.where(), "function": snippet(self.module, fun, 40)})
+                    "subject": snippet(self.module, call), "where": where, "function": snippet(self.module, fun, 40)},
+                    evidence=self.same_wrapper(evidence, call))
         if spec is not None:
             self.static_call_sites(call, site.parent, spec, self.params_of(fun, context), snippet(self.module, call, 50), site.context)
 
@@ -101,8 +104,10 @@ class JitSites(StaticArguments):
             if wrapper is None:
                 return
         if context.per_call and not self.exempt(context) and self.called_per_build(function, context):
-            position = f"the function jitted by `@{snippet(self.module, expr, 40)}` {context.where()}"
-            self.report(decorator, rules.NESTED_FUNCTION, {"subject": function.name.value, "position": position})
+            evidence = self.same_def(self.again(context), function)
+            position = f"the function jitted by `@{snippet(self.module, expr, 40)}` {self.where(evidence, context)}"
+            self.report(decorator, rules.NESTED_FUNCTION, {"subject": function.name.value, "position": position},
+                        evidence=evidence)
         if spec is not None and self.scopes.get(function) is not None:
             scope = self.scopes[function]
             if isinstance(scope, ClassScope):

@@ -29,16 +29,18 @@ class Nodes(Callables):
         if body is not None:
             found = self.callable_problem(body.value, rebuilt=True, context=site.context, position=f"the body of a `{constructor}`")
             if found is not None:
-                self.report_problem(body.value, found)
+                self.report_problem(body.value, found, self.node_key(site))
         settings = keywords.get("settings") or (positional[3] if len(positional) > 3 else None)
         if settings is not None:
             for key, value in self.setting_items(settings.value):
                 position = f"node setting `{key}` of a `{constructor}`"
                 found = self.value_problem(value, position)
-                if found is None:
-                    found = self.callable_problem(value, rebuilt=True, context=site.context, position=position)
                 if found is not None:
-                    self.report_problem(value, found)
+                    self.report_problem(value, found, self.unhashable(value))
+                    continue
+                found = self.callable_problem(value, rebuilt=True, context=site.context, position=position)
+                if found is not None:
+                    self.report_problem(value, found, self.node_key(site))
 
     def setting_items(self, expr: cst.BaseExpression, depth: int = 0) -> Iterator[tuple[str, cst.BaseExpression]]:
         """The (key, value) pairs of a settings mapping written out in this file."""

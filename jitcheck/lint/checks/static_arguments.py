@@ -16,6 +16,7 @@ import libcst as cst
 from jitcheck.lint import names
 from jitcheck.lint.checks.callables import Callables
 from jitcheck.lint.collect import Context
+from jitcheck.lint.evidence import Evidence, Reason
 
 _T = TypeVar("_T")
 
@@ -122,13 +123,15 @@ class StaticArguments(Callables):
 
     def static_value(self, expr: cst.BaseExpression, position: str, context: Context) -> None:
         found = self.value_problem(expr, position)
-        if found is None:
-            rebuilt = context.per_call and not self.exempt(context)
-            found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position)
-            if found is None and not rebuilt and isinstance(expr, cst.Lambda) and self.hoistable(expr):
-                self.lambda_written_again(expr, position, context)
         if found is not None:
-            self.report_problem(expr, found)
+            self.report_problem(expr, found, self.unhashable(expr))
+            return
+        rebuilt = context.per_call and not self.exempt(context)
+        found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position)
+        if found is not None:
+            self.report_problem(expr, found, self.again(context))
+        elif not rebuilt and isinstance(expr, cst.Lambda) and self.hoistable(expr):
+            self.lambda_written_again(expr, position, context)
 
     def lambda_written_again(self, expr: cst.Lambda, position: str, context: Context) -> None:
         """In code that runs once, the same lambda (the same text, reading nothing of the functions around it, in
@@ -139,10 +142,14 @@ class StaticArguments(Callables):
         first = seen.setdefault(key, expr)
         if first is expr:
             return
+        lines = (self.line_of(first), self.line_of(expr))
+        evidence = Evidence(tuple(Reason("written-again", f"the same lambda is passed at line {line}", line) for line in lines),
+                            (Reason("same-code", "both are the same text, reading nothing of the functions around them",
+                                    lines[0]),))
         for node in (first, expr):
             found = self.callable_problem(node, rebuilt=True, context=context, position=position)
             if found is not None:
-                self.report_problem(node, found)
+                self.report_problem(node, found, evidence)
 
 
 def _literal_ints(expr: cst.BaseExpression) -> set[int] | None:

@@ -1,0 +1,113 @@
+"""Why code runs again, in words and lines: the ``runs_again`` evidence of a finding, and its message's "where".
+
+:class:`~jitcheck.lint.frequency.Frequency` decides whether the code that builds a
+wrapper runs more than once; :class:`Repetition` says what shows it — the loop it is
+in, the call sites of its function (in a loop, two or more, or one whose caller runs
+again), subclasses' ``self.m()`` calls — or that it is only assumed: a public function
+of a library taken to be called often, or a function nothing in the file calls. An
+assumption makes the finding's confidence low (``--preview``). The message's "where"
+words are made from this evidence only, so a message never claims a loop it has not seen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from collections.abc import Mapping
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from jitcheck.lint.collect import Context
+from jitcheck.lint.evidence import Evidence, Reason
+from jitcheck.lint.frequency import Frequency
+
+_LOOP_WORDS = {cst.For: "`for` loop", cst.While: "`while` loop", cst.ListComp: "list comprehension",
+               cst.SetComp: "set comprehension", cst.DictComp: "dict comprehension", cst.GeneratorExp: "generator expression"}
+
+
+class Repetition(Frequency):
+    """Explains why code judged to run more than once does (see :meth:`again`)."""
+
+    _metadata: MetadataWrapper | None = None
+    _positions: Mapping[cst.CSTNode, CodeRange] | None = None
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        """The 1-based line ``node`` starts on (0 when unknown); positions are resolved on first use, which is
+        only when a finding is being made."""
+        if self._positions is None:
+            if self._metadata is None:
+                return 0
+            self._positions = self._metadata.resolve(PositionProvider)
+        where = self._positions.get(node)
+        return where.start.line if where is not None else 0
+
+    def again(self, context: Context, depth: int = 0) -> Evidence:
+        """The evidence that the code of ``context`` runs more than once (a loop, call sites, a caller that
+        runs again), or the guess it rests on (a public function, a function nothing here calls)."""
+        if context.in_loop:
+            loop = context.loop
+            line = self.line_of(loop) if loop is not None else 0
+            words = _LOOP_WORDS.get(type(loop), "loop") if loop is not None else "loop"
+            return Evidence((Reason("loop", f"it runs on every iteration of the {words} at line {line}", line),))
+        function = context.function
+        if isinstance(function, cst.Lambda):
+            return Evidence((Reason("lambda", "it runs on every call of the lambda around it"),)).guessed(
+                "that the lambda around it is called more than once")
+        if not isinstance(function, cst.FunctionDef):
+            return Evidence().guessed("that this code runs more than once")
+        name = function.name.value
+        sites = self.callers(function, context)
+        looping = [site for site in sites if site.context.in_loop]
+        if looping:
+            line = self.line_of(looping[0].node)
+            return Evidence((Reason("called-in-loop", f"`{name}` is called in a loop at line {line}", line),))
+        subclass = self.subclass_calls(function, context)
+        if len(sites) + subclass >= 2:
+            reasons = [Reason("call-site", f"`{name}` is called at line {self.line_of(site.node)}", self.line_of(site.node))
+                       for site in sites]
+            if subclass:
+                reasons.append(Reason("subclass-calls", f"subclasses in other files call `self.{name}(...)` {subclass} time(s)"))
+            return Evidence(tuple(reasons))
+        defined = self.c.defs.get(function)
+        if defined is not None and self.is_api(function, defined if defined.method_of is None else context):
+            return Evidence((Reason("public-api", f"`{name}` is public API of a library module"),)).guessed(
+                f"that `{name}` is called more than once: its callers are not in this file")
+        if len(sites) == 1 and depth < 6:
+            site = sites[0]
+            line = self.line_of(site.node)
+            caller = site.context.function
+            caller_name = caller.name.value if isinstance(caller, cst.FunctionDef) else "module level"
+            outer = self.again(site.context, depth + 1)
+            reason = Reason("called-from", f"`{name}` is called at line {line}, from `{caller_name}`", line)
+            return dataclasses.replace(outer, again=(reason, *outer.again))
+        if not sites:
+            return Evidence().guessed(f"that `{name}` runs at all: nothing in this file calls it")
+        return Evidence().guessed(f"that `{name}` runs more than once")
+
+    def where(self, evidence: Evidence, context: Context) -> str:
+        """How often, in the words the evidence supports: "on every iteration of the `for` loop at line 12",
+        "on every call of `f` (called in a loop at line 30)", "on every call of `f` (public API: ...)"."""
+        first = evidence.again[0] if evidence.again else None
+        if first is not None and first.kind == "loop":
+            return first.text.removeprefix("it runs ")
+        function = context.function
+        name = context.function_name if isinstance(function, cst.FunctionDef) else None
+        if name is None:
+            return "on every call of the lambda around it" if isinstance(function, cst.Lambda) else "more than once"
+        if first is None:
+            return f"on every call of `{name}` ({evidence.unproven[0] if evidence.unproven else 'assumed to run again'})"
+        if first.kind == "call-site":
+            lines = [str(r.line) for r in evidence.again if r.kind == "call-site"]
+            return f"on every call of `{name}` (called at lines {', '.join(lines)})" if len(lines) > 1 else \
+                f"on every call of `{name}` ({first.text}; {evidence.again[-1].text})"
+        if first.kind == "called-from":
+            last = evidence.again[-1]
+            tail = last.text if last is not first else (evidence.unproven[0] if evidence.unproven else "")
+            return f"on every call of `{name}` ({first.text}; {tail})" if tail else f"on every call of `{name}` ({first.text})"
+        if first.kind == "public-api":
+            return f"on every call of `{name}` (public API: its callers are not in this file)"
+        return f"on every call of `{name}` ({first.text})"
+
+
+__all__ = ["Repetition"]
