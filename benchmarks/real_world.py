@@ -5,6 +5,7 @@
     python benchmarks/real_world.py --check --keep DIR   # exit 1 on an unjudged finding or precision < 90%
     python benchmarks/real_world.py --libraries gpjax,rejax --missed   # a subset, listing missed bugs
     python benchmarks/real_world.py --sealed --keep DIR  # the sealed half only (scored once, at the end of a round)
+    python benchmarks/real_world.py --keep DIR --preview # score with the low-confidence findings too (jitcheck --preview)
 
 Each library's source distribution (tests and examples included) is fetched with
 ``pip download --no-deps --no-binary NAME`` at a pinned version into a temporary
@@ -201,7 +202,13 @@ class LibraryResult:
     lines: int
     seconds: float
     findings: list[tuple[str, int, str, str]]
-    """(path relative to the unpacked root, line, code, message)."""
+    """(path relative to the unpacked root, line, code, message): the default selection's findings."""
+    preview: list[tuple[str, int, str, str]] = dataclasses.field(default_factory=list)
+    """The findings that rest on a guess (confidence "low"), reported only under ``jitcheck --preview``."""
+
+    def shown(self, preview: bool) -> list[tuple[str, int, str, str]]:
+        """The findings a run reports: the default selection's, and with ``preview`` the low-confidence ones too."""
+        return self.findings + self.preview if preview else self.findings
 
     @property
     def by_rule(self) -> dict[str, int]:
@@ -250,14 +257,14 @@ def check_library(name: str, version: str, root: Path, jobs: int | None = None) 
     from jitcheck.lint.runner import Options, run
 
     # A generous per-file limit: a file that times out on a loaded machine would silently leave the score.
-    config = config_module.Config(root=root, file_timeout=SCORING_FILE_TIMEOUT)
+    config = config_module.Config(root=root, file_timeout=SCORING_FILE_TIMEOUT, preview=True)
     start = time.perf_counter()
     report = run([root], config, Options(jobs=jobs, use_cache=False), root)
     seconds = time.perf_counter() - start
     # A notebook's findings are placed in a cell: `nb.ipynb:cell 3` (line and column count in the cell).
-    findings = [(Path(f.path).as_posix() + (f":cell {f.cell}" if f.cell else ""), f.line, f.code, f.message)
-                for f in report.findings]
-    return LibraryResult(name, version, root, report.files, report.lines, seconds, findings)
+    findings = {confidence: [(Path(f.path).as_posix() + (f":cell {f.cell}" if f.cell else ""), f.line, f.code, f.message)
+                             for f in report.findings if f.confidence == confidence] for confidence in ("high", "low")}
+    return LibraryResult(name, version, root, report.files, report.lines, seconds, findings["high"], findings["low"])
 
 
 SCORING_FILE_TIMEOUT = 1800.0
@@ -285,6 +292,8 @@ def render(results: Sequence[LibraryResult]) -> str:
     for r in results:
         for path, line, code, message in r.findings:
             lines.append(f"- {r.name}-{r.version}/{path}:{line}: {code} {message}")
+        for path, line, code, message in r.preview:
+            lines.append(f"- (preview) {r.name}-{r.version}/{path}:{line}: {code} {message}")
     return "\n".join(lines)
 
 
@@ -299,7 +308,8 @@ def load_results(path: Path, libraries: Sequence[tuple[str, str]], roots: dict[s
     return [
         LibraryResult(name, version, roots[name], saved[name, version]["files"], saved[name, version]["lines"],
                       saved[name, version]["seconds"],
-                      [(f["path"], f["line"], f["code"], f["message"]) for f in saved[name, version]["findings"]])
+                      [(f["path"], f["line"], f["code"], f["message"]) for f in saved[name, version]["findings"]],
+                      [(f["path"], f["line"], f["code"], f["message"]) for f in saved[name, version].get("preview_findings", ())])
         for name, version in libraries
     ]
 
@@ -310,13 +320,14 @@ def missing_files(labels: Sequence[scoring.Label], roots: dict[str, Path]) -> li
             if label.library in roots and not (roots[label.library] / re.sub(r":cell \d+$", "", label.path)).is_file()]
 
 
-def score_results(results: Sequence[LibraryResult], labels: Sequence[scoring.Label]) -> tuple[list[scoring.Score], scoring.Score]:
-    """Per library and overall scores of the findings against the labels."""
+def score_results(results: Sequence[LibraryResult], labels: Sequence[scoring.Label],
+                  preview: bool = False) -> tuple[list[scoring.Score], scoring.Score]:
+    """Per library and overall scores of the findings against the labels (with ``preview``, the low-confidence ones too)."""
     scores = []
     total = scoring.Score("overall")
     for r in results:
         own = [label for label in labels if label.library == r.name]
-        hits = [scoring.Hit(r.name, path, line, code, message) for path, line, code, message in r.findings]
+        hits = [scoring.Hit(r.name, path, line, code, message) for path, line, code, message in r.shown(preview)]
         result = scoring.score(f"{r.name} {r.version}", own, hits)
         scores.append(result)
         total.add(result)
@@ -401,6 +412,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--libraries", help="comma-separated names: check and score only these")
     parser.add_argument("--findings", type=Path,
                         help="score the findings saved by an earlier --json run instead of running the pass again")
+    parser.add_argument("--preview", action="store_true",
+                        help="score the low-confidence findings too, as `jitcheck --preview` reports them")
     parser.add_argument("--missed", action="store_true", help="also list every labelled bug site without a finding")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a finding is unjudged, precision is under --min-precision, "
@@ -459,9 +472,13 @@ def main(argv: list[str] | None = None) -> int:
             results = [check_library(name, version, roots[name], args.jobs) for name, version in libraries]
         print(render(results))
         print()
-        scores, total = score_results(results, labels)
+        scores, total = score_results(results, labels, args.preview)
         print(report(scores, total, args.missed, subtotals(scores, libraries)))
         print()
+        if not args.preview:
+            _, with_preview = score_results(results, labels, preview=True)
+            print(f"With --preview: recall {scoring.percent(with_preview.recall)}, precision "
+                  f"{scoring.percent(with_preview.precision)}, {len(with_preview.unjudged)} unjudged.")
         print(summary(total, args.min_recall, args.min_precision, enforced=args.check))
         unchecked = incomplete(results)
         for where in unchecked:
@@ -470,7 +487,8 @@ def main(argv: list[str] | None = None) -> int:
             args.json.write_text(json.dumps({
                 "libraries": [
                     {"library": r.name, "version": r.version, "files": r.files, "lines": r.lines, "seconds": round(r.seconds, 2),
-                     "by_rule": r.by_rule, "findings": [{"path": p, "line": n, "code": c, "message": m} for p, n, c, m in r.findings]}
+                     "by_rule": r.by_rule, "findings": [{"path": p, "line": n, "code": c, "message": m} for p, n, c, m in r.findings],
+                     "preview_findings": [{"path": p, "line": n, "code": c, "message": m} for p, n, c, m in r.preview]}
                     for r in results
                 ],
                 "scores": [

@@ -34,6 +34,10 @@ step = jax.jit(scale)
 
 def run(x):
     return jax.jit(lambda v: v * 2)(x)
+
+
+for i in range(3):
+    run(i)
 """
 BUG_LINE = 12
 FINE_LINE = 8

@@ -120,6 +120,10 @@ step = jax.jit(scale, static_argnums=1)
 def run(x):
     a = jax.jit(lambda v: v)(x)
     return step(a, [1, 2])
+
+
+for i in range(3):
+    run(i)
 """
 
 CUSTOM_WRAPPER = """\
@@ -260,6 +264,10 @@ def run(x, factor):
     b = step(Partial(scale, factor), x)
     c = step(Partial(scale, jnp.ones(3)), x)
     return a, b, c
+
+
+for i in range(3):
+    run(i, 2.0)
 """
 
 

@@ -18,7 +18,7 @@ ALL = frozenset({"JC101", "JC102", "JC103", "JC104", "JC105", "JC201", "JC202", 
 
 
 def fixed(source: str, mode: str = "unsafe") -> tuple[str | None, list[tuple[str, str | None]]]:
-    checked = check_text(textwrap.dedent(source), "m.py", Settings(fix=mode, select=ALL))  # type: ignore[arg-type]
+    checked = check_text(textwrap.dedent(source), "m.py", Settings(fix=mode, select=ALL, preview=True))  # type: ignore[arg-type]
     findings = checked.unfixed if checked.fixed_source is not None else checked.findings
     return checked.fixed_source, [(f.code, f.fix) for f in findings]
 

@@ -14,7 +14,7 @@ import pytest
 from jitcheck.lint.cli import main
 from jitcheck.lint.writeback import Skipped, encode_like, sweep, write_fixed
 
-BAD = "import jax\n\n\ndef run(x):\n    return jax.jit(lambda v: v * 2)(x)\n"
+BAD = "import jax\n\n\ndef run(x):\n    return jax.jit(lambda v: v * 2)(x)\n\n\nfor i in range(3):\n    run(i)\n"
 
 
 def fix(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -92,8 +92,8 @@ def test_sweep_removes_only_dead_runs_temporaries(tmp_path: Path) -> None:
     assert live.exists() and not stale.exists()
 
 
-FIXABLE = "import jax\n\n\ndef run{n}(x):\n    return jax.jit(lambda v: v * {n})(x)\n"
-FIXED = "import jax\n\n\ndef _run{n}_lambda(v):\n    return v * {n}\n\n\ndef run{n}(x):\n    return jax.jit(_run{n}_lambda)(x)\n"
+FIXABLE = "import jax\n\n\ndef run{n}(x):\n    return jax.jit(lambda v: v * {n})(x)\n\n\nfor i in range(3):\n    run{n}(i)\n"
+FIXED = "import jax\n\n\ndef _run{n}_lambda(v):\n    return v * {n}\n\n\ndef run{n}(x):\n    return jax.jit(_run{n}_lambda)(x)\n\n\nfor i in range(3):\n    run{n}(i)\n"
 
 
 def _tagged(tag: str) -> list[int]:

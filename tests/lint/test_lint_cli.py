@@ -19,6 +19,10 @@ import jax
 
 def run(x):
     return jax.jit(lambda v: v * 2)(x)
+
+
+for i in range(3):
+    run(i)
 """
 
 STATIC_LIST = """\

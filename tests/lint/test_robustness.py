@@ -14,7 +14,7 @@ import pytest
 from jitcheck.lint.cli import main
 from jitcheck.lint.limits import expression_depth
 
-BAD = "import jax\n\n\ndef run(x):\n    return jax.jit(lambda v: v * 2)(x)\n"
+BAD = "import jax\n\n\ndef run(x):\n    return jax.jit(lambda v: v * 2)(x)\n\n\nfor i in range(3):\n    run(i)\n"
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[str, object]], str]:

@@ -32,6 +32,14 @@ def scale(x, factor):
 """
 
 
+def shown(body: str) -> list[tuple[int, str]]:
+    """The findings of ``body`` (appended to HEADER) the default selection reports: those whose evidence is shown
+    (confidence "high"), not the ``--preview`` ones; lines counted from the body's first line."""
+    offset = HEADER.count("\n")
+    found = check_source(HEADER + textwrap.dedent(body), "module.py")
+    return [(f.line - offset, f.code) for f in found if f.confidence == "high"]
+
+
 def check(body: str) -> list[tuple[int, str]]:
     """Findings in ``body`` (appended to HEADER), with lines counted from the body's first line."""
     offset = HEADER.count("\n")

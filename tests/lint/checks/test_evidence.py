@@ -1,0 +1,166 @@
+"""Every finding carries its evidence (why it runs again, why each run is the same computation, what is unproven)
+and a confidence: the default selection reports only what the code shows; a guess is a ``--preview`` finding."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from jitcheck.lint.check import check_source
+from jitcheck.lint.cli import main
+
+from .support import HEADER, check, shown
+
+IN_A_LOOP = """\
+import jax
+
+
+def run(xs):
+    for x in xs:
+        jax.jit(lambda v: v + 1)(x)
+"""
+
+CALLED_AT_TWO_SITES = """\
+import jax
+
+
+def _helper(x):
+    return jax.jit(lambda v: v + 1)(x)
+
+
+def first(x):
+    return _helper(x) + _helper(x + 1)
+"""
+
+PUBLIC_GUESS = """\
+import jax
+
+
+def run(x):
+    return jax.jit(lambda v: v + 1)(x)
+"""
+
+
+def evidence_of(source: str) -> list[tuple[str, dict[str, object]]]:
+    return [(f.confidence, f.evidence.to_json()) for f in check_source(source, "m.py")]
+
+
+def test_a_loop_is_the_evidence_and_the_message_names_its_line() -> None:
+    ((confidence, evidence),) = evidence_of(IN_A_LOOP)
+    assert confidence == "high"
+    assert evidence["runs_again"] == [{"kind": "loop", "text": "it runs on every iteration of the `for` loop at line 5",
+                                       "line": 5}]
+    assert [r["kind"] for r in evidence["same_computation"]] == ["same-code"]  # type: ignore[index]
+    assert evidence["unproven"] == []
+    (finding,) = check_source(IN_A_LOOP, "m.py")
+    assert "on every iteration of the `for` loop at line 5" in finding.message
+
+
+def test_call_sites_are_the_evidence() -> None:
+    ((confidence, evidence),) = evidence_of(CALLED_AT_TWO_SITES)
+    assert confidence == "high"
+    assert [(r["kind"], r["line"]) for r in evidence["runs_again"]] == [("call-site", 9), ("call-site", 9)]  # type: ignore[union-attr]
+    (finding,) = check_source(CALLED_AT_TWO_SITES, "m.py")
+    assert "loop" not in finding.message and "on every call of `_helper`" in finding.message
+
+
+def test_a_public_function_assumed_to_be_called_often_is_a_low_confidence_guess() -> None:
+    ((confidence, evidence),) = evidence_of(PUBLIC_GUESS)
+    assert confidence == "low"
+    assert [r["kind"] for r in evidence["runs_again"]] == ["public-api"]  # type: ignore[union-attr]
+    assert evidence["unproven"] == ["that `run` is called more than once: its callers are not in this file"]
+
+
+def test_an_unknown_receiver_is_a_guess() -> None:
+    body = """\
+        def loop(xs, env):
+            for x in xs:
+                jax.jit(env.step)(x)
+        """
+    assert check(body) == [(3, "JC107")]
+    assert shown(body) == []
+
+
+def test_a_function_nothing_calls_is_a_guess() -> None:
+    body = """\
+        def _never_called(x):
+            return jax.jit(lambda v: v)(x)
+        """
+    assert check(body) == [(2, "JC104")] and shown(body) == []
+
+
+def test_an_unhashable_static_value_needs_no_repetition() -> None:
+    source = HEADER + "step = jax.jit(scale, static_argnums=1)\nstep(1.0, [1, 2])\n"
+    (finding,) = check_source(source, "m.py")
+    assert finding.code == "JC202" and finding.confidence == "high"
+    assert [r.kind for r in finding.evidence.again] == ["hashed"]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    capsys.readouterr()
+    status = main([*argv, "--no-cache"])
+    return status, capsys.readouterr().out
+
+
+def test_preview_reports_the_guesses_on_the_command_line_and_in_pyproject(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "guess.py").write_text(PUBLIC_GUESS)
+    (tmp_path / "shown.py").write_text(IN_A_LOOP)
+    status, out = run_cli(capsys, str(tmp_path), "--output-format", "json")
+    rows = json.loads(out)
+    assert status == 1 and [Path(r["filename"]).name for r in rows] == ["shown.py"]
+    assert rows[0]["confidence"] == "high" and rows[0]["evidence"]["runs_again"][0]["line"] == 5
+    status, out = run_cli(capsys, str(tmp_path), "--output-format", "json", "--preview")
+    rows = json.loads(out)
+    assert sorted((Path(r["filename"]).name, r["confidence"]) for r in rows) == [("guess.py", "low"), ("shown.py", "high")]
+    (tmp_path / "pyproject.toml").write_text("[tool.jitcheck]\npreview = true\n")
+    status, out = run_cli(capsys, str(tmp_path), "--output-format", "sarif")
+    results = json.loads(out)["runs"][0]["results"]
+    assert sorted((r["level"], r["properties"]["confidence"]) for r in results) == [("error", "high"), ("note", "low")]
+    status, out = run_cli(capsys, str(tmp_path), "--output-format", "github")
+    assert sorted(line.split()[0] for line in out.splitlines()) == ["::error", "::notice"]
+    status, out = run_cli(capsys, str(tmp_path), "--no-preview", "-q")
+    assert "guess.py" not in out and "shown.py" in out
+    (tmp_path / "pyproject.toml").write_text("[tool.jitcheck]\npreview = 1\n")
+    capsys.readouterr()
+    assert main([str(tmp_path), "--no-cache"]) == 2
+    assert "preview must be true or false, got 1" in capsys.readouterr().err
+
+
+def test_a_guess_is_not_fixed_without_preview(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "guess.py"
+    path.write_text(PUBLIC_GUESS)
+    run_cli(capsys, str(path), "--fix")
+    assert path.read_text() == PUBLIC_GUESS
+    run_cli(capsys, str(path), "--fix", "--preview")
+    assert "def _run_lambda" in path.read_text()
+
+
+def test_the_editor_shows_a_guess_as_a_hint() -> None:
+    from lsprotocol import types
+
+    from jitcheck.server.diagnostics import diagnostic
+
+    for source, severity in ((PUBLIC_GUESS, types.DiagnosticSeverity.Hint), (IN_A_LOOP, types.DiagnosticSeverity.Warning)):
+        (finding,) = check_source(source, "m.py")
+        assert diagnostic(finding, source.splitlines(), "utf-16", None).severity == severity
+
+
+def test_the_cache_keeps_the_evidence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "shown.py").write_text(IN_A_LOOP)
+    argv = [str(tmp_path), "--output-format", "json", "--cache-dir", str(tmp_path / "cache")]
+    capsys.readouterr()
+    main(argv)
+    cold = json.loads(capsys.readouterr().out)
+    main(argv)
+    warm = json.loads(capsys.readouterr().out)
+    assert warm == cold and cold[0]["evidence"]["runs_again"]
+
+
+def test_the_evidence_is_stated_in_words_that_match_the_message() -> None:
+    source = textwrap.dedent(IN_A_LOOP)
+    (finding,) = check_source(source, "m.py")
+    assert finding.evidence.again[0].text.removeprefix("it runs ") in finding.message
