@@ -67,6 +67,8 @@ class Frame:
     loops: int = 0
     memos: int = 0
     loop_nodes: list[cst.CSTNode] = dataclasses.field(default_factory=list)
+    arms: list[tuple[int, int]] = dataclasses.field(default_factory=list)
+    """The branches (``id`` of an ``if`` or ``match``, and which arm) the walk is inside, in this frame."""
     self_name: str | None = None
     method_of: cst.ClassDef | None = None
 
@@ -79,6 +81,16 @@ class CallSite:
     context: Context
     parent: cst.CSTNode | None
     spelled: str
+    arms: tuple[tuple[int, int], ...] = ()
+    """The branches it is in within its function (``id`` of an ``if``/``match`` statement, and the arm)."""
+
+    def exclusive(self, other: CallSite) -> bool:
+        """True when this call and ``other`` can never both run in one run of their function: they are in
+        different arms of one ``if``/``elif``/``else`` chain (or ``match``), outside any loop there."""
+        if self.context.function is not other.context.function or self.context.in_loop or other.context.in_loop:
+            return False
+        mine = dict(self.arms)
+        return any(statement in mine and mine[statement] != arm for statement, arm in other.arms)
 
 
 @dataclasses.dataclass
@@ -148,6 +160,7 @@ class Collector(cst.CSTVisitor):
             cst.For: self._for,  # type: ignore[dict-item]
             cst.While: self._while,  # type: ignore[dict-item]
             cst.If: self._if,  # type: ignore[dict-item]
+            cst.Match: self._match,  # type: ignore[dict-item]
             cst.Call: self._call,  # type: ignore[dict-item]
             cst.Assign: self._assign,  # type: ignore[dict-item]
             cst.AnnAssign: self._ann_assign,  # type: ignore[dict-item]
@@ -313,11 +326,25 @@ class Collector(cst.CSTVisitor):
     def _if(self, node: cst.If) -> bool:
         memo = _memo_guard(node)
         node.test.visit(self)
+        arms = self.frames[-1].arms
         self.frames[-1].memos += memo
+        arms.append((id(node), 0))
         node.body.visit(self)
+        arms.pop()
         self.frames[-1].memos -= memo
         if node.orelse is not None:
+            arms.append((id(node), 1))
             node.orelse.visit(self)
+            arms.pop()
+        return False
+
+    def _match(self, node: cst.Match) -> bool:
+        node.subject.visit(self)
+        arms = self.frames[-1].arms
+        for number, case in enumerate(node.cases):
+            arms.append((id(node), number))
+            case.visit(self)
+            arms.pop()
         return False
 
     def _while(self, node: cst.While) -> bool:
@@ -337,13 +364,13 @@ class Collector(cst.CSTVisitor):
                 isinstance(func, cst.Name) and func.value in _STORING):
             for arg in node.args:
                 if isinstance(arg.value, cst.Name):
-                    self.passed[arg.value] = CallSite(node, self.context(), None, "")
+                    self.passed[arg.value] = CallSite(node, self.context(), None, "", tuple(self.frames[-1].arms))
         if isinstance(func, (cst.Name, cst.Attribute)):
             spelled = get_full_name_for_node(func) or ""
             site: CallSite | None = None
             last = spelled.rsplit(".", 1)[-1]
             if last in self.triggers:
-                site = CallSite(node, self.context(), self._holder(), spelled)
+                site = CallSite(node, self.context(), self._holder(), spelled, tuple(self.frames[-1].arms))
                 self.candidates.append(site)
                 if last in self.graph_spellings:
                     self.needs_scope = True
@@ -354,7 +381,7 @@ class Collector(cst.CSTVisitor):
                     self.needs_scope = True  # partial(jax.jit, static_argnums=...)
             if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and spelled):  # `f`, `m.f`, `pkg.m.f`
                 if site is None:
-                    site = CallSite(node, self.context(), self._holder(), spelled)
+                    site = CallSite(node, self.context(), self._holder(), spelled, tuple(self.frames[-1].arms))
                 self.call_of_func[func] = site
                 if (
                     isinstance(func, cst.Attribute)

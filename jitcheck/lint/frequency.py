@@ -79,9 +79,10 @@ class Frequency(Resolver):
 
     def called_again(self, function: cst.FunctionDef, context: Context, sites: list[CallSite]) -> bool:
         """True when ``function``, called at ``sites`` (its :meth:`callers`), runs more than once: called in
-        a loop, or at two sites or more, its subclasses' ``self.name(...)`` calls in the run counted."""
-        return any(site.context.in_loop for site in sites) or len(sites) + self.subclass_calls(function, context) >= 2 \
-            or self.called_in_other_loops(function)
+        a loop, or at two sites or more that can both run (not the arms of one ``if``/``elif``), its
+        subclasses' ``self.name(...)`` calls in the run counted, or in a loop of another module of the run."""
+        return any(site.context.in_loop for site in sites) or \
+            len(runs_of(sites)) + self.subclass_calls(function, context) >= 2 or self.called_in_other_loops(function)
 
     def called_in_other_loops(self, function: cst.FunctionDef) -> bool:
         """A module-level function another module of the run calls in a loop (from the index)."""
@@ -120,16 +121,52 @@ class Frequency(Resolver):
             return True  # an entry point or a test: the program or the test runner calls it once
         if self.is_api(function, defined if defined.method_of is None else context):
             return False
+        sites = runs_of(sites)
         if len(sites) == 1:
             caller = sites[0].context
             return caller.function is None or self.exempt(caller, depth + 1)
         return False
+
+    def traces(self, func: cst.BaseExpression) -> bool:
+        """True when calling ``func`` traces the functions handed to it: a jit wrapper, a transformation, a
+        ``lax`` control-flow primitive, or a solver of a library that jits its objective."""
+        qualified = self.qnames(func)
+        return any(q in self.jit_wrappers or q in names.TRANSFORMATIONS or q in names.TRACING_CALLS
+                   or q.startswith(names.TRACING_LIBRARIES) for q in qualified)
+
+    def traced(self, function: cst.FunctionDef, context: Context, depth: int = 0) -> bool:
+        """True when ``function`` (``context`` is a context inside it) runs only while an outer function is traced: it is decorated with a jit or a
+        transformation, or every use this file shows hands it to one (``lax.scan(body, ...)``,
+        ``jax.jit(step)``, ``optimistix.minimise(loss, ...)``) or calls it from a function that is itself only
+        traced. A jit inside it is inlined into the outer trace and compiles nothing of its own."""
+        if depth > 4:
+            return False
+        for decorator in function.decorators:
+            expr = decorator.decorator
+            if self.traces(expr.func if isinstance(expr, cst.Call) else expr):
+                return True
+        calls = self.callers(function, context)
+        called = {id(site.node) for site in calls}
+        handed = [site for site in self.uses_of(function) if id(site.node) not in called]
+        if not calls and not handed:
+            return False
+        if any(not self.traces(site.node.func) for site in handed):
+            return False
+        for site in calls:
+            caller = site.context.function
+            if not isinstance(caller, cst.FunctionDef):
+                return False
+            if not self.traced(caller, site.context, depth + 1):
+                return False
+        return True
 
     def exempt(self, context: Context, depth: int = 0) -> bool:
         """Code that runs once, by reason: under an outer trace, in a constructor, under a cache, or run once."""
         function = context.function
         if not isinstance(function, cst.FunctionDef):
             return False
+        if self.traced(function, context):
+            return True  # runs only while an outer function is traced: a jit here is inlined
         cached = False
         for decorator in function.decorators:
             expr = decorator.decorator
@@ -303,7 +340,18 @@ class Frequency(Resolver):
             return False
         if defined is not None and (functions_are_api or context.method_of is not None) and self.is_api(function, defined):
             return True
+        sites = runs_of(sites)
         return len(sites) == 1 and self.repeated(sites[0].context, depth + 1, functions_are_api)
+
+
+def runs_of(sites: list[CallSite]) -> list[CallSite]:
+    """The call sites that can run apart: a site in one arm of an ``if``/``elif`` chain whose other arm
+    holds a site already counted is the same run of the caller (``if a: f(x) elif b: f(y)`` calls ``f`` once)."""
+    kept: list[CallSite] = []
+    for site in sites:
+        if not any(site.exclusive(other) for other in kept):
+            kept.append(site)
+    return kept
 
 
 class _Returns(cst.CSTVisitor):

@@ -109,6 +109,19 @@ TRANSFORMATIONS: Final[Mapping[str, Transformation]] = {
 }
 """Function transformations the pass looks through to the callable they wrap, by qualified name."""
 
+TRACING_CALLS: Final = frozenset({
+    *(f"jax.lax.{name}" for name in ("scan", "while_loop", "fori_loop", "cond", "switch", "map", "associative_scan",
+                                     "custom_root", "custom_linear_solve")),
+    "jax.make_jaxpr", "jax.eval_shape", "jax.custom_jvp", "jax.custom_vjp", "jax.linearize", "jax.vjp", "jax.jvp",
+    "jax.xla_computation", "jax.experimental.ode.odeint", "jax.scipy.optimize.minimize", "equinox.filter_eval_shape",
+    "equinox.filter_make_jaxpr", "equinox.internal.while_loop", "equinox.internal.scan",
+})
+"""Calls that trace the functions handed to them (a ``lax.scan`` body, ``jax.make_jaxpr``'s function) and never run
+them as Python on their own: with the jit wrappers and :data:`TRANSFORMATIONS`, code reached only from there runs
+only while an outer trace is made, and a jit inside it is inlined into that trace."""
+TRACING_LIBRARIES: Final = ("optimistix.", "jaxopt.", "diffrax.", "lineax.", "blackjax.")
+"""Libraries whose solvers jit the objective, vector field or operator they are handed."""
+
 WRAPS: Final = frozenset({"functools.wraps"})
 """``functools.wraps(f)(g)`` is ``g`` itself (with ``f``'s name): looked through to ``g``."""
 UPDATE_WRAPPER: Final = frozenset({"functools.update_wrapper"})
@@ -212,6 +225,8 @@ __all__ = [
     "OWN_CACHE_TRIGGERS",
     "PARTIAL_TRIGGERS",
     "STATEFUL_FUNCTIONS",
+    "TRACING_CALLS",
+    "TRACING_LIBRARIES",
     "TRANSFORMATIONS",
     "TRANSFORMATION_TRIGGERS",
     "TREE_PARTIALS",

@@ -20,7 +20,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jitcheck.lint.collect import Context
 from jitcheck.lint.evidence import Evidence, Reason
-from jitcheck.lint.frequency import Frequency
+from jitcheck.lint.frequency import Frequency, runs_of
 
 _LOOP_WORDS = {cst.For: "`for` loop", cst.While: "`while` loop", cst.ListComp: "list comprehension",
                cst.SetComp: "set comprehension", cst.DictComp: "dict comprehension", cst.GeneratorExp: "generator expression"}
@@ -62,7 +62,12 @@ class Repetition(Frequency):
         if looping:
             line = self.line_of(looping[0].node)
             return Evidence((Reason("called-in-loop", f"`{name}` is called in a loop at line {line}", line),))
+        if self.called_in_other_loops(function):
+            modules = sorted(self.index._loop_callers().get(self.index.canonical(f"{self.module_name}.{name}"), ()))
+            where = ", ".join(f"`{m}`" for m in modules[:3]) or "another module"
+            return Evidence((Reason("called-in-loop", f"`{name}` is called in a loop in {where}"),))
         subclass = self.subclass_calls(function, context)
+        sites = runs_of(sites)
         if len(sites) + subclass >= 2:
             reasons = [Reason("call-site", f"`{name}` is called at line {self.line_of(site.node)}", self.line_of(site.node))
                        for site in sites]
