@@ -12,26 +12,204 @@ from __future__ import annotations
 import dataclasses
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
+from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.evidence import Evidence, Reason
+from jitcheck.lint.frequency import runs_of
 from jitcheck.lint.repetition import Repetition
+
+_DATA_ITERABLES = frozenset({"range", "numpy.arange", "numpy.linspace", "numpy.logspace", "jax.numpy.arange",
+                             "jax.numpy.linspace", "jax.numpy.logspace"})
+"""Iterables whose items are numbers: a closure over one varies only as data (pass it as an argument)."""
 
 
 class Sameness(Repetition):
     """Says why the callables a site rebuilds are the same computation, or that a value cannot be hashed."""
 
-    def same_code(self, evidence: Evidence, built: cst.CSTNode, what: str) -> Evidence:
+    def same_code(self, evidence: Evidence, built: cst.CSTNode, what: str = "the jitted callable", why: str = "") -> Evidence:
         """``evidence`` with the reason each run is the same computation: ``what`` (built at ``built``) is
-        made from the same code every time."""
+        made from the same code every time, and ``why`` nothing it reads changes."""
         line = self.line_of(built)
-        reason = Reason("same-code", f"each run builds {what} from the same code at line {line}", line)
+        reason = Reason("same-code", f"each run builds {what} from the same code at line {line}" + (f": {why}" if why else ""),
+                        line)
         return dataclasses.replace(evidence, same=(*evidence.same, reason))
-
-    def same_def(self, evidence: Evidence, function: cst.FunctionDef) -> Evidence:
-        return self.same_code(evidence, function, f"`{function.name.value}`")
 
     def same_wrapper(self, evidence: Evidence, call: cst.Call) -> Evidence:
         return self.same_code(evidence, call, "a new wrapper of the same function")
+
+    # -- is each repetition the same computation? -------------------------------------
+
+    def sameness(self, evidence: Evidence, fun: cst.CSTNode, context: Context) -> Evidence | None:
+        """``evidence`` with why each run of ``context`` builds the same computation as ``fun``, or None when
+        each run builds a different one (a loop over differently-built objects, configurations or functions).
+
+        What ``fun`` reads from the code that repeats (the loop's variables, or the function's parameters and
+        what it derives from them) is what can change between runs. Nothing read: the same program each time.
+        A number (a loop over ``range`` or a literal of numbers): the same program with a different constant
+        baked in, which an argument would share. A literal of other objects: a different program each time.
+        Anything else is not known either way: the finding then rests on a guess (low confidence).
+        """
+        read = self.names_read(fun)
+        if context.in_loop and context.loop is not None:
+            loop = context.loop
+            changing = self.loop_names(loop, context)
+            used = sorted(read & changing)
+            if not used:
+                return self.same_code(evidence, fun, why="it reads nothing that changes between iterations")
+            kind = self.items_kind(self.loop_iterable(loop))
+            return self.judged(evidence, fun, kind, used, "iteration")
+        function = context.function
+        if not isinstance(function, cst.FunctionDef):
+            return self.same_code(evidence, fun)
+        params = {p for p in self.def_params(function) if p != context.self_name} | {
+            p.name.value for p in function.params.kwonly_params}
+        changing = params | self.derived(function, params)
+        used = sorted(read & changing)
+        if not used:
+            return self.same_code(evidence, fun, why="it reads none of its function's parameters")
+        sites = runs_of(self.callers(function, context))
+        passed = {name: [self.argument_text(site, function, context, name) for site in sites]
+                  for name in used if name in params}
+        if not sites or not passed:
+            return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
+                f"that each call builds the same program: it reads {_names(used)}, which callers may vary")),
+                confidence="low")
+        looping = [site for site in sites if site.context.in_loop and site.context.loop is not None]
+        if len(sites) == 1 and looping:
+            loop = looping[0].context.loop
+            assert loop is not None
+            outer_changing = self.loop_names(loop, looping[0].context)
+            arguments = [a for texts in passed.values() for a in texts if a is not None]
+            if not any(set(a.replace("(", " ").replace(")", " ").replace(",", " ").replace(".", " ").split())
+                       & outer_changing for a in arguments):
+                return self.same_code(evidence, fun, why="the arguments it reads do not change in the caller's loop")
+            return self.judged(evidence, fun, self.items_kind(self.loop_iterable(loop)), used, "call")
+        if all(len(set(texts)) == 1 and None not in texts for texts in passed.values()):
+            return self.same_code(evidence, fun, why="every call site passes the same arguments")
+        return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
+            f"that the calls compute the same thing: they pass different {_names(sorted(passed))}")), confidence="low")
+
+    def judged(self, evidence: Evidence, fun: cst.CSTNode, kind: str, used: list[str], unit: str) -> Evidence | None:
+        """The verdict on a loop whose items ``kind`` describes: numbers are data, other literals are
+        different programs (None), anything else is unknown (low confidence)."""
+        if kind == "numbers":
+            line = self.line_of(fun)
+            reason = Reason("data", f"only {_names(used)} changes from one {unit} to the next, a number baked into the "
+                            "same code: pass it as an argument", line)
+            return dataclasses.replace(evidence, same=(*evidence.same, reason))
+        if kind == "objects":
+            return None  # a differently-built object, configuration or function on each pass: a different program
+        return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
+            f"that each {unit} builds the same program: it reads {_names(used)}, which changes on each")), confidence="low")
+
+    def names_read(self, node: cst.CSTNode) -> set[str]:
+        """The names an expression, or a function's body, reads (a bound method: its receiver's first name)."""
+        reader = _Reader()
+        target = node.body if isinstance(node, (cst.FunctionDef, cst.Lambda)) else node
+        own: set[str] = set()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            params = node.params
+            own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+            own |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+            if isinstance(node, cst.FunctionDef):
+                assigned = _Assigned()
+                node.body.visit(assigned)
+                own |= assigned.names
+        if isinstance(node, cst.Name):
+            bound = self.c.assigned.get(self.definition_of(node)) if self.definition_of(node) is not None else None
+            if bound is not None:
+                target = bound[0]
+            ref = self.single_referent(node)
+            if isinstance(getattr(ref, "node", None), cst.FunctionDef):
+                return self.names_read(ref.node)  # type: ignore[union-attr]
+        target.visit(reader)
+        return reader.names - own
+
+    def definition_of(self, name: cst.Name) -> cst.CSTNode | None:
+        ref = self.single_referent(name)
+        return getattr(ref, "node", None)
+
+    def loop_names(self, loop: cst.CSTNode, context: Context) -> set[str]:
+        """The names that change on each iteration of ``loop``: its targets and what its body assigns."""
+        changing: set[str] = set()
+        targets: list[cst.CSTNode] = []
+        if isinstance(loop, cst.For):
+            targets.append(loop.target)
+        for_in = getattr(loop, "for_in", None)
+        while isinstance(for_in, cst.CompFor):
+            targets.append(for_in.target)
+            for_in = for_in.inner_for_in
+        for target in targets:
+            reader = _Reader()
+            target.visit(reader)
+            changing |= reader.names
+        body = getattr(loop, "body", None)
+        if isinstance(body, cst.CSTNode):
+            assigned = _Assigned()
+            body.visit(assigned)
+            changing |= assigned.names
+        return changing
+
+    def loop_iterable(self, loop: cst.CSTNode) -> cst.BaseExpression | None:
+        if isinstance(loop, cst.For):
+            return loop.iter
+        for_in = getattr(loop, "for_in", None)
+        return for_in.iter if isinstance(for_in, cst.CompFor) else None
+
+    def items_kind(self, iterable: cst.BaseExpression | None, depth: int = 0) -> str:
+        """``"numbers"``, ``"objects"`` (a literal of other things: calls, strings, names) or ``"unknown"``."""
+        if iterable is None or depth > 3:
+            return "unknown"
+        if isinstance(iterable, cst.Call):
+            qualified = self.qnames(iterable.func) | {get_full_name_for_node(iterable.func) or ""}
+            if qualified & _DATA_ITERABLES:
+                return "numbers"
+            if qualified & {"enumerate", "builtins.enumerate", "zip", "builtins.zip", "reversed", "sorted"} and iterable.args:
+                kinds = {self.items_kind(arg.value, depth + 1) for arg in iterable.args if arg.keyword is None}
+                return "objects" if "objects" in kinds else ("numbers" if kinds == {"numbers"} else "unknown")
+            return "unknown"
+        if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)):
+            items = [e.value for e in iterable.elements if not isinstance(e, cst.StarredElement)]
+            if not items:
+                return "unknown"
+            if all(_number(item) for item in items):
+                return "numbers"
+            return "objects"
+        if isinstance(iterable, cst.Name):
+            found = self.value_of(iterable)
+            if found is not None:
+                return self.items_kind(found[0], depth + 1)
+        return "unknown"
+
+    def derived(self, function: cst.FunctionDef, params: set[str]) -> set[str]:
+        """Local names of ``function`` assigned from expressions that read one of ``params`` (one level)."""
+        found: set[str] = set()
+        for target, (value, where) in self.c.assigned.items():
+            if where.function is function and isinstance(target, cst.Name):
+                reader = _Reader()
+                value.visit(reader)
+                if reader.names & params:
+                    found.add(target.value)
+        return found
+
+    def argument_text(self, site: CallSite, function: cst.FunctionDef, context: Context, name: str) -> str | None:
+        """The source of the argument ``site`` passes for parameter ``name`` (None when not passed or unknown)."""
+        params = self.def_params(function)
+        shift = 1 if context.self_name is not None and isinstance(site.node.func, cst.Attribute) and params \
+            and params[0] == context.self_name else 0
+        index = params.index(name) - shift if name in params else -1
+        position = 0
+        for arg in site.node.args:
+            if arg.star:
+                return None
+            if arg.keyword is None:
+                if position == index:
+                    return self.module.code_for_node(arg.value)
+                position += 1
+            elif arg.keyword.value == name:
+                return self.module.code_for_node(arg.value)
+        return None
 
     def unhashable(self, expr: cst.CSTNode) -> Evidence:
         """A static value that cannot be hashed: jax hashes it on every call and raises (no repetition needed)."""
@@ -43,6 +221,64 @@ class Sameness(Repetition):
         node = getattr(site, "node", None)
         line = self.line_of(node) if isinstance(node, cst.CSTNode) else 0
         return Evidence((Reason("node-key", f"the node defined at line {line} is compared into its graph's cache key", line),))
+
+
+def _number(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.expression, (cst.Integer, cst.Float))
+
+
+def _names(used: list[str]) -> str:
+    return ", ".join(f"`{name}`" for name in used)
+
+
+class _Reader(cst.CSTVisitor):
+    """The names read under a node (attribute names excluded)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+
+class _Assigned(cst.CSTVisitor):
+    """The names assigned (``=``, ``:=``, augmented, loop targets) under a node, not in nested functions."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        reader = _Reader()
+        node.target.visit(reader)
+        self.names |= reader.names
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        reader = _Reader()
+        node.target.visit(reader)
+        self.names |= reader.names
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
 
 
 __all__ = ["Sameness"]

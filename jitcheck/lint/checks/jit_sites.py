@@ -66,9 +66,10 @@ class JitSites(StaticArguments):
                 # Fixed alone, the callable would still be wrapped anew, with an empty cache, each time.
                 note = f"and build the `{site.spelled}` once, at module level or in `__init__`: a new one starts with an empty cache"
                 found = dataclasses.replace(found, plan=None, note=note)
-            if found is not None:
-                self.report_problem(fun, found, self.same_code(evidence, fun, f"`{snippet(self.module, fun, 40)}`"))
-            elif wrapper.keys == "wrapper":
+            judged = self.sameness(evidence, fun, context) if found is not None else None
+            if found is not None and judged is not None:
+                self.report_problem(fun, found, judged)
+            elif found is None and wrapper.keys == "wrapper":
                 self.report(call, rules.STATEFUL_FUNCTION_REBUILT, {
                     "subject": snippet(self.module, call), "where": where, "function": snippet(self.module, fun, 40)},
                     evidence=self.same_wrapper(evidence, call))
@@ -104,10 +105,11 @@ class JitSites(StaticArguments):
             if wrapper is None:
                 return
         if context.per_call and not self.exempt(context) and self.called_per_build(function, context):
-            evidence = self.same_def(self.again(context), function)
-            position = f"the function jitted by `@{snippet(self.module, expr, 40)}` {self.where(evidence, context)}"
-            self.report(decorator, rules.NESTED_FUNCTION, {"subject": function.name.value, "position": position},
-                        evidence=evidence)
+            judged = self.sameness(self.again(context), function, context)
+            if judged is not None:
+                position = f"the function jitted by `@{snippet(self.module, expr, 40)}` {self.where(judged, context)}"
+                self.report(decorator, rules.NESTED_FUNCTION, {"subject": function.name.value, "position": position},
+                            evidence=judged)
         if spec is not None and self.scopes.get(function) is not None:
             scope = self.scopes[function]
             if isinstance(scope, ClassScope):

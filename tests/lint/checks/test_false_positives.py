@@ -3,22 +3,26 @@ where the code shows no repeated compile of the same computation, and still repo
 
 from __future__ import annotations
 
-from .support import check, shown
+import textwrap
+
+from jitcheck.lint.check import check_source
+
+from .support import HEADER, check, shown
 
 
 def test_mutually_exclusive_branches_are_not_a_repetition() -> None:
     # One arm of an if/elif chain runs per call of the test: `_check` runs once, whichever arm.
     body = """\
-        def _check(f, x):
-            return jax.jit(lambda v: f(v) + 1)(x)
+        def _check(x):
+            return jax.jit(lambda v: v + 1)(x)
 
         def test_modes(mode):
             if mode == "a":
-                _check(jnp.sin, 1.0)
+                _check(1.0)
             elif mode == "b":
-                _check(jnp.cos, 1.0)
+                _check(2.0)
             else:
-                _check(jnp.tan, 1.0)
+                _check(3.0)
         """
     assert check(body) == []
     # Two calls that both run are two runs, and the message says so by their lines, not as a loop.
@@ -69,3 +73,49 @@ def test_a_jit_only_ever_traced_under_an_outer_transformation_compiles_nothing_o
                 _loss(p)
         """
     assert shown(eager) == [(18, "JC104")]
+
+
+def test_each_repetition_building_a_different_computation_is_not_reported() -> None:
+    body = """\
+        class Affine:
+            def __init__(self, loc, scale=None, log_scale=None):
+                self.loc, self.scale, self.log_scale = loc, scale, log_scale
+            def forward(self, x):
+                return x + self.loc
+
+        def test_layers(x, s, l):
+            for layer in (Affine(1.0), Affine(1.0, scale=s), Affine(1.0, log_scale=l)):
+                jax.jit(layer.forward)(x)
+
+        def test_activations(x):
+            for act in [jnp.tanh, jax.nn.relu, lambda v: v]:
+                jax.jit(lambda v: act(v) * 2)(x)
+        """
+    assert check(body) == []
+
+
+def test_a_closure_baking_a_number_into_the_same_program_is_reported() -> None:
+    # Each temperature gives an otherwise identical program: pass it as an argument and it compiles once.
+    body = """\
+        def sample(logits):
+            for temperature in (0.5, 1.0, 2.0):
+                jax.jit(lambda v: v / temperature)(logits)
+
+        def anneal(x, steps):
+            for t in range(steps):
+                jax.jit(lambda v: v * t)(x)
+        """
+    assert shown(body) == [(3, "JC104"), (7, "JC104")]
+    (finding, _) = check_source(HEADER + textwrap.dedent(body), "m.py")
+    assert [r.kind for r in finding.evidence.same] == ["data"]
+    assert "`temperature`" in finding.evidence.same[0].text
+
+
+def test_a_loop_over_objects_the_pass_cannot_judge_rests_on_a_guess() -> None:
+    body = """\
+        def run_all(models, x):
+            for model in models:
+                jax.jit(lambda v: model(v))(x)
+        """
+    assert check(body) == [(3, "JC104")]
+    assert shown(body) == []
