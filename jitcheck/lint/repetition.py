@@ -91,28 +91,33 @@ class Repetition(Frequency):
         return Evidence().guessed(f"that `{name}` runs more than once")
 
     def where(self, evidence: Evidence, context: Context) -> str:
-        """How often, in the words the evidence supports: "on every iteration of the `for` loop at line 12",
-        "on every call of `f` (called in a loop at line 30)", "on every call of `f` (public API: ...)"."""
+        """How often, in the words the evidence supports: "on every iteration of the `for` loop", "on every call
+        of `f`, called in a loop", "on every call of `f`, public API whose callers are not in this file".
+
+        The lines are the evidence's (``runs_again``), not the message's: a message stays the same when code
+        above it moves, as the editor's part-by-part judging needs.
+        """
         first = evidence.again[0] if evidence.again else None
         if first is not None and first.kind == "loop":
-            return first.text.removeprefix("it runs ")
+            loop = context.loop
+            return f"on every iteration of the {_LOOP_WORDS.get(type(loop), 'loop') if loop is not None else 'loop'}"
         function = context.function
         name = context.function_name if isinstance(function, cst.FunctionDef) else None
         if name is None:
             return "on every call of the lambda around it" if isinstance(function, cst.Lambda) else "more than once"
-        if first is None:
-            return f"on every call of `{name}` ({evidence.unproven[0] if evidence.unproven else 'assumed to run again'})"
-        if first.kind == "call-site":
-            lines = [str(r.line) for r in evidence.again if r.kind == "call-site"]
-            return f"on every call of `{name}` (called at lines {', '.join(lines)})" if len(lines) > 1 else \
-                f"on every call of `{name}` ({first.text}; {evidence.again[-1].text})"
-        if first.kind == "called-from":
-            last = evidence.again[-1]
-            tail = last.text if last is not first else (evidence.unproven[0] if evidence.unproven else "")
-            return f"on every call of `{name}` ({first.text}; {tail})" if tail else f"on every call of `{name}` ({first.text})"
-        if first.kind == "public-api":
-            return f"on every call of `{name}` (public API: its callers are not in this file)"
-        return f"on every call of `{name}` ({first.text})"
+        phrase = {
+            "call-site": "called at {n} sites that can both run",
+            "subclass-calls": "called by subclasses in other files",
+            "called-in-loop": "called in a loop",
+            "called-from": "called by code that runs again",
+            "public-api": "public API whose callers are not in this file",
+        }.get(first.kind if first is not None else "", "assumed to run again")
+        if first is not None and first.kind == "called-from" and evidence.confidence == "low":
+            phrase = "called by code assumed to run again"
+        sites = sum(1 for r in evidence.again if r.kind == "call-site")
+        if first is not None and first.kind == "call-site" and sites < 2:
+            phrase = "called here and by subclasses in other files"
+        return f"on every call of `{name}`, {phrase.format(n=sites)}"
 
 
 __all__ = ["Repetition"]

@@ -10,6 +10,7 @@ compile is a different program, and no restructuring shares them.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -175,6 +176,10 @@ class Sameness(Repetition):
                 return "unknown"
             if all(_number(item) for item in items):
                 return "numbers"
+            shapes = {_NUMBER.sub("#", " ".join(self.module.code_for_node(item).split())) for item in items}
+            if len(shapes) == 1 and not any(isinstance(item, (cst.SimpleString, cst.ConcatenatedString, cst.Name,
+                                                                  cst.Attribute, cst.Lambda)) for item in items):
+                return "numbers"  # built by one expression, up to the numbers in it: the same structure, data apart
             return "objects"
         if isinstance(iterable, cst.Name):
             found = self.value_of(iterable)
@@ -221,6 +226,9 @@ class Sameness(Repetition):
         node = getattr(site, "node", None)
         line = self.line_of(node) if isinstance(node, cst.CSTNode) else 0
         return Evidence((Reason("node-key", f"the node defined at line {line} is compared into its graph's cache key", line),))
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(\.\d*)?([eE][-+]?\d+)?")
 
 
 def _number(node: cst.BaseExpression) -> bool:

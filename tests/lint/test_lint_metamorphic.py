@@ -76,7 +76,7 @@ def test_fix_makes_the_planted_function_compile_once(plan: Plan, names: dict[str
     plan = alone(plan)
     rendered = render(plan, names)
     mode = "safe" if SHAPES[plan.shape].autofix else "unsafe"
-    checked = check_text(rendered.source, "planted_module.py", Settings(fix=mode, select=frozenset({plan.shape})))
+    checked = check_text(rendered.source, "planted_module.py", Settings(fix=mode, select=frozenset({plan.shape}), preview=True))
     assert checked.fixed_source is not None, rendered.source
     assert checked.findings == ()
     compile(checked.fixed_source, "fixed.py", "exec")

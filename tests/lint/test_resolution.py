@@ -397,7 +397,8 @@ def test_names_resolve_across_the_files_of_a_run(tmp_path: Path) -> None:
     from jitcheck.lint import config as config_module
     from jitcheck.lint.runner import Options, run
 
-    write(tmp_path, "pyproject.toml", "[tool.jitcheck]\n")
+    # preview: the methods' findings rest on their being called again (public API): resolution is judged here
+    write(tmp_path, "pyproject.toml", "[tool.jitcheck]\npreview = true\n")
     write(tmp_path, "pkg/__init__.py", "from .envs import Env\n")
     write(tmp_path, "pkg/envs.py", """\
         import functools

@@ -435,7 +435,7 @@ def test_messages_come_from_the_catalogue() -> None:
     assert len(found) == 1
     finding = found[0]
     expected = rules.BOUND_METHOD.format(
-        subject="self.f", position="the function jitted by `jax.jit` on every call of `A.g` (public API: its callers are not in this file)")
+        subject="self.f", position="the function jitted by `jax.jit` on every call of `A.g`, public API whose callers are not in this file")
     assert finding.message == expected
     assert finding.help == rules.BOUND_METHOD.format_help()
     assert (finding.line, finding.column) == (6, 24)
@@ -458,7 +458,7 @@ def test_transformations_say_the_wrapper_is_rebuilt_and_offer_no_partial_fix() -
     partial_in_grad, rebuilt_grad, wrapped_lambda = check_source(source, "m.py")
     assert partial_in_grad.code == "JC102" and partial_in_grad.fix is None
     position = ("the function wrapped by `jax.value_and_grad`, built anew each time and used as "
-                "the function jitted by `jax.jit` on every iteration of the `for` loop at line 12")
+                "the function jitted by `jax.jit` on every iteration of the `for` loop")
     assert partial_in_grad.message == rules.FUNCTOOLS_PARTIAL.format(
         subject="functools.partial(scale, factor=2.0)", position=position)
     # Jitted (through a rebuilt transformation), a ValuePartial would not help: build the wrapper once.
@@ -467,8 +467,8 @@ def test_transformations_say_the_wrapper_is_rebuilt_and_offer_no_partial_fix() -
     assert "ValuePartial(" not in partial_in_grad.help
     assert "build the `jax.value_and_grad` wrapper once" in partial_in_grad.help
     assert rebuilt_grad.message == rules.TRANSFORMATION_REBUILT.format(
-        subject="jax.grad(scale)", position="the function jitted by `jax.jit` on every call of `run` (public API: its callers are not in "
-        "this file)", transformation="jax.grad")
+        subject="jax.grad(scale)", position="the function jitted by `jax.jit` on every call of `run`, public API whose callers are not in "
+        "this file", transformation="jax.grad")
     assert rebuilt_grad.help == rules.TRANSFORMATION_REBUILT.format_help(subject="jax.grad(scale)")
     # functools.wraps returns the lambda itself: hoisting it fixes the finding.
     assert wrapped_lambda.code == "JC104" and wrapped_lambda.fix == "safe"
@@ -485,7 +485,7 @@ def test_stateful_function_messages_come_from_the_catalogue() -> None:
     (finding,) = check_source(source, "m.py")
     assert (finding.line, finding.column, finding.code) == (5, 12, "JC702")
     assert finding.message == rules.STATEFUL_FUNCTION_REBUILT.format(
-        subject="StatefulFunction(f)", where="on every call of `run` (public API: its callers are not in this file)", function="f")
+        subject="StatefulFunction(f)", where="on every call of `run`, public API whose callers are not in this file", function="f")
     assert finding.help == rules.STATEFUL_FUNCTION_REBUILT.format_help()
 
 
