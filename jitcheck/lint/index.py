@@ -591,6 +591,10 @@ class ProjectIndex:
         """True when some module of the run calls the function ``qualified`` in a loop."""
         return self.canonical(qualified) in self._loop_callers()
 
+    def loop_callers(self, qualified: str) -> list[str]:
+        """The modules of the run that call the function ``qualified`` in a loop (a finding's evidence)."""
+        return sorted(self._loop_callers().get(self.canonical(qualified), ()))
+
     def _loop_callers(self) -> dict[str, set[str]]:
         """For each function of the run that some module calls in a loop, those modules."""
         if self._loop_called is None:

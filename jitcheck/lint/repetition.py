@@ -63,7 +63,7 @@ class Repetition(Frequency):
             line = self.line_of(looping[0].node)
             return Evidence((Reason("called-in-loop", f"`{name}` is called in a loop at line {line}", line),))
         if self.called_in_other_loops(function):
-            modules = sorted(self.index._loop_callers().get(self.index.canonical(f"{self.module_name}.{name}"), ()))
+            modules = self.index.loop_callers(f"{self.module_name}.{name}")
             where = ", ".join(f"`{m}`" for m in modules[:3]) or "another module"
             return Evidence((Reason("called-in-loop", f"`{name}` is called in a loop in {where}"),))
         subclass = self.subclass_calls(function, context)

@@ -47,7 +47,7 @@ def evidence_of(source: str) -> list[tuple[str, dict[str, object]]]:
     return [(f.confidence, f.evidence.to_json()) for f in check_source(source, "m.py")]
 
 
-def test_a_loop_is_the_evidence_and_the_message_names_its_line() -> None:
+def test_a_loop_is_the_evidence_and_the_message_names_it() -> None:
     ((confidence, evidence),) = evidence_of(IN_A_LOOP)
     assert confidence == "high"
     assert evidence["runs_again"] == [{"kind": "loop", "text": "it runs on every iteration of the `for` loop at line 5",
@@ -91,7 +91,7 @@ def test_a_function_nothing_calls_is_a_guess() -> None:
     assert check(body) == [(2, "JC104")] and shown(body) == []
 
 
-def test_an_unhashable_static_value_needs_no_repetition() -> None:
+def test_an_unhashable_static_value_is_reported_without_a_repetition() -> None:
     source = HEADER + "step = jax.jit(scale, static_argnums=1)\nstep(1.0, [1, 2])\n"
     (finding,) = check_source(source, "m.py")
     assert finding.code == "JC202" and finding.confidence == "high"
