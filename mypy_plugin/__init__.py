@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -96,6 +97,10 @@ class JitcheckPlugin(Plugin):
         except ConfigError as error:
             # Every bad option, on stdout beside mypy's own errors, before any module is checked.
             raise CompileError(error.lines, use_stdout=True) from None
+        from mypy_plugin.unread import warnings
+
+        for line in warnings(options.config_file):  # once per run: where mypy warns about its own config file
+            print(line, file=sys.stderr)
         self._bypass: set[str] = set()
         self._resolution_checked = False
         self._graph_classes: dict[str, bool] = {}

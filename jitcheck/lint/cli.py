@@ -3,6 +3,7 @@
     jitcheck [check] [PATH ...] [--fix [--unsafe-fixes] | --diff] [--output-format FMT] [--statistics]
     jitcheck rule JC101            # a rule's documentation (``--all`` for every rule)
     jitcheck debug-report ...      # the runtime layer's import-time report (jitcheck.debug.report)
+    jitcheck doctor [FOLDER]       # what would make the mypy plugin silent there (a shadowing mypy_plugin.py)
     jitcheck server                # a language server for editors (jitcheck.server; docs/editor.md)
 
 Exit status: 0 no findings, 1 findings, 2 a usage, configuration or internal error.
@@ -113,6 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return rule_command(args_list[1:])
     if args_list and args_list[0] == "debug-report":
         return debug_report_command(args_list[1:])
+    if args_list and args_list[0] == "doctor":  # what would make the mypy plugin silent (jitcheck/doctor.py)
+        from jitcheck.doctor import main as doctor_main
+
+        return doctor_main(args_list[1:])
     if args_list and args_list[0] == "server":  # the language server (jitcheck.server, needs jitcheck[server])
         from jitcheck.server import main as server_main
 

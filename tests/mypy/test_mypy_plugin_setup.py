@@ -2,8 +2,9 @@
 ``plugins = ["jitcheck.mypy"]`` loads the same plugin under a name no project shadows.
 
 Each test runs the real ``mypy`` in a new process, in a folder of its own, the way a user's
-project runs it: the plugin is imported from this checkout (put first on the plugin's
-``sys.path``, not on PYTHONPATH, which mypy would also hand to the interpreter it searches).
+project runs it (``python -m mypy`` there: the folder first on the path): the plugin is
+imported from this checkout (put on the plugin's ``sys.path`` after the folder, not on
+PYTHONPATH, which mypy would also hand to the interpreter it searches).
 """
 
 from __future__ import annotations
@@ -47,14 +48,16 @@ follow_imports = skip
 SETUP = 'error: jitcheck\'s mypy plugin is enabled, but'
 
 
-def mypy(folder: Path, *args: str, config: str = "") -> subprocess.CompletedProcess[str]:
-    """``mypy app.py`` in ``folder`` with ``config`` as its mypy.ini (plugins and mypy_path given here)."""
+def mypy(folder: Path, *args: str, config: str | None = "", config_file: str = "mypy.ini") -> subprocess.CompletedProcess[str]:
+    """``mypy app.py`` in ``folder`` reading ``config_file`` (written from ``config`` unless that is None)."""
     (folder / "app.py").write_text(APP)
-    (folder / "mypy.ini").write_text(config)
+    if config is not None:
+        (folder / config_file).write_text(config)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    runner = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from mypy.main import main; main()"
+    # As `python -m mypy` run in the folder: the folder first on the path, then this checkout.
+    runner = f"import sys; sys.path.insert(1, {str(ROOT)!r}); from mypy.main import main; main()"
     return subprocess.run([sys.executable, "-c", runner, "--no-incremental", "--no-error-summary", "--show-error-codes",
-                           "--config-file", "mypy.ini", *args, "app.py"],
+                           "--config-file", config_file, *args, "app.py"],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -114,3 +117,43 @@ def test_either_entry_loads_the_plugin_and_the_error_line_names_the_part_at_faul
     assert lines[16].endswith('cannot be a jit cache key: field "widths" of "Layer" is a list  [jitcheck-setting]')
     assert lines[17].endswith('cannot be a jit cache key: it is a list  [jitcheck-setting]'), lines[17]
     assert "list[Any]" not in done.stdout
+
+
+@pytest.mark.parametrize(("files", "unread", "read"), [
+    ({"mypy.ini": "", "pyproject.toml": '[tool.jitcheck.mypy]\nignore = ["JC105"]\n'},
+     "pyproject.toml: [tool.jitcheck.mypy]: never read", "[mypy.plugins.jitcheck]"),
+    ({"mypy.ini": "\n[mypy.plugins.jitchek]\nignore = JC105\n"}, "mypy.ini: [mypy.plugins.jitchek]: never read",
+     "[mypy.plugins.jitcheck]"),
+    ({"pyproject.toml": '[tool.jitcheck.mypi]\nignore = ["JC105"]\n'}, "pyproject.toml: [tool.jitcheck.mypi]: never read",
+     "[tool.jitcheck.mypy]"),
+], ids=["toml-beside-ini", "ini-misspelled", "toml-misspelled"])
+def test_options_that_are_never_read_are_named_once_with_the_table_that_is(
+        tmp_path: Path, files: dict[str, str], unread: str, read: str) -> None:
+    main = "pyproject.toml" if "mypy.ini" not in files else "mypy.ini"
+    base = ini() if main == "mypy.ini" else \
+        f'[tool.mypy]\nplugins = ["mypy_plugin"]\nmypy_path = "{ROOT}"\n' + "".join(
+            f'[[tool.mypy.overrides]]\nmodule = ["{m}.*"]\nfollow_imports = "skip"\n' for m in ("jax", "jaxlib", "numpy"))
+    for name, text in files.items():
+        (tmp_path / name).write_text(base + text if name == main else text)
+    done = mypy(tmp_path, config=None, config_file=main)
+    assert done.stderr.count(unread) == 1, done.stderr
+    assert read in done.stderr.split(unread)[1].split("\n")[0]
+    assert done.returncode == 1 and "jitcheck-setting" in done.stdout  # the run itself goes on
+
+
+def test_a_projects_own_mypy_plugin_shadows_the_plugin_and_jitcheck_doctor_names_it(tmp_path: Path) -> None:
+    (tmp_path / "mypy_plugin.py").write_text("from mypy.plugin import Plugin\n\n\ndef plugin(version):\n    return Plugin\n")
+    shadowed = mypy(tmp_path, config=ini("mypy_plugin"))
+    assert "jitcheck-" not in shadowed.stdout and "dict-item" in shadowed.stdout  # mypy ran; jitcheck silent
+    named = mypy(tmp_path, config=ini("jitcheck.mypy"))
+    assert named.returncode == 1 and "jitcheck-setting" in named.stdout  # the unambiguous entry is not shadowed
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    doctor = subprocess.run([sys.executable, "-m", "jitcheck", "doctor", str(tmp_path)], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert doctor.returncode == 1, doctor.stdout + doctor.stderr
+    assert f"{tmp_path / 'mypy_plugin.py'}: shadows jitcheck's mypy plugin" in doctor.stdout
+    assert 'plugins = ["jitcheck.mypy"]' in doctor.stdout
+    (tmp_path / "mypy_plugin.py").unlink()
+    clean = subprocess.run([sys.executable, "-m", "jitcheck", "doctor", str(tmp_path)], capture_output=True, text=True,
+                           env=env, timeout=120)
+    assert clean.returncode == 0 and "mypy_plugin is jitcheck's" in clean.stdout, clean.stdout + clean.stderr
