@@ -266,9 +266,10 @@ def _median(values: list[float]) -> float:
 def _recorder_figures(rounds: int, windows: int, number: int) -> list[Figure]:
     """The recorder's cost: a cache hit with it off against no jitcheck (and the same code twice, the noise
     floor), across fresh interpreters; a cache hit and a trace with it on against off, in one interpreter."""
-    found: dict[str, list[float]] = {name: [] for name in ("plain", "plain2", "off", "on", "trace off", "trace on")}
-    code = _RECORDER % (windows, number, number)
+    best: dict[str, list[float]] = {name: [] for name in ("plain", "plain2", "off")}  # per round, each process's best
+    paired: dict[str, list[tuple[float, float]]] = {"hit": [], "trace": []}  # (on, off), window by window
     python_calls: dict[str, float] = {}
+    code = _RECORDER % (windows, number, number)
     env = _child_env(ROOT)
     runs = ["plain", "plain2", "recorder"]
     for round_ in range(rounds):
@@ -277,32 +278,37 @@ def _recorder_figures(rounds: int, windows: int, number: int) -> list[Figure]:
                                   capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())  # fmt: skip
             lines = [[float(v) for v in line.split()] for line in done.stdout.strip().splitlines()]
             if run_ == "recorder":
-                for name, values in zip(("off", "on", "trace off", "trace on"), lines[-5:-1]):
-                    found[name] += values
-                python_calls["off"], python_calls["on"] = lines[-1]
+                hits_off, hits_on, traces_off, traces_on, calls = lines[-5:]
+                best["off"].append(min(hits_off))
+                paired["hit"] += zip(hits_on, hits_off)
+                paired["trace"] += zip(traces_on, traces_off)
+                python_calls["off"], python_calls["on"] = calls
             else:
-                found[run_] += lines[-3]
+                best[run_].append(min(lines[-3]))
                 python_calls[run_] = lines[-1][0]
 
-    def figure(name: str, subject: str, baseline: str, mine: str, theirs: str, target: float | None, note: str) -> Figure:
-        a, b = found[mine], found[theirs]
-        medians = f"median {_median(a) * 1e6:.1f} us vs {_median(b) * 1e6:.1f} us ({_median(a) / _median(b):.3f}x)"
-        return Figure(name, subject, baseline, min(a), min(b), target=target, note=f"{note}; best of each shown, {medians}")
+    def across(name: str, subject: str, baseline: str, mine: str, theirs: str, target: float | None, note: str) -> Figure:
+        ratios = [a / b for a, b in zip(best[mine], best[theirs])]
+        return Figure(name, subject, baseline, min(best[mine]), min(best[theirs]), target=target, note=note, median_ratio=_median(ratios))
 
-    across = f"{rounds} fresh interpreters each, interleaved (order rotating), {windows} windows of {number} calls each"
-    within = f"{rounds} fresh interpreters, the recorder switched on and off between windows ({windows} each, order alternating)"
+    def within(name: str, subject: str, pairs: str, note: str) -> Figure:
+        on, off = zip(*paired[pairs])
+        ratios = [a / b for a, b in paired[pairs]]
+        return Figure(name, subject, "same, recorder off", min(on), min(off), note=note, median_ratio=_median(ratios))
+
+    how = (f"{rounds} rounds of fresh interpreters, one of each per round in rotating order, each the best of {windows} "
+           f"windows of {number} calls; median of the per-round ratios beside the ratio of the bests")  # fmt: skip
+    alternating = f"{rounds} fresh interpreters, the recorder switched on and off between windows ({windows} each, order alternating); median of the paired windows' ratios"
+    calls = (f"Python calls per cache-hit jit call (sys.setprofile): {python_calls['off']:g} recorder off, "
+             f"{python_calls['plain']:g} jitcheck never imported, {python_calls['on']:g} recorder on")  # fmt: skip
     return [
-        figure("cache-hit jax.jit call, recorder off", "jax.jit(dense)(x, w), jitcheck's pytest plugin and recorder imported, recorder off",
-               "same, jitcheck never imported", "off", "plain", 1.02,
-               across + "; off, jax's functions are its own: nothing is hooked; Python calls per jit call (sys.setprofile, "
-               f"block_until_ready left out): {python_calls['off']:g} recorder off, {python_calls['plain']:g} never imported, "
-               f"{python_calls['on']:g} recorder on"),
-        figure("noise floor: cache-hit jax.jit call, the same code twice", "jax.jit(dense)(x, w), jitcheck never imported",
-               "same, other interpreters", "plain2", "plain", None, across + "; reported only: identical code"),
-        figure("cache-hit jax.jit call, recorder on", "jax.jit(dense)(x, w), recorder on", "same, recorder off",
-               "on", "off", None, within + "; reported: a cache hit passes no hook"),
-        figure("trace, recorder on", "jax.jit(make()).trace(x), a fresh 20-step closure, recorder on", "same, recorder off",
-               "trace on", "trace off", None, within + "; reported: one walk of the jaxpr jax made, never a second trace"),
+        across("cache-hit jax.jit call, recorder off", "jax.jit(dense)(x, w), jitcheck's pytest plugin and recorder imported, recorder off",
+               "same, jitcheck never imported", "off", "plain", 1.02, f"{how}; off, nothing is hooked: {calls}"),
+        across("noise floor: cache-hit jax.jit call, the same code twice", "jax.jit(dense)(x, w), jitcheck never imported",
+               "same, other interpreters", "plain2", "plain", None, f"{how}; reported only: identical code"),
+        within("cache-hit jax.jit call, recorder on", "jax.jit(dense)(x, w), recorder on", "hit", f"{alternating}; reported: a cache hit passes no hook"),
+        within("trace, recorder on", "jax.jit(make()).trace(x), a fresh 20-step closure, recorder on", "trace",
+               f"{alternating}; reported: one walk of the jaxpr jax made, never a second trace"),
     ]  # fmt: skip
 
 
@@ -413,4 +419,4 @@ if __name__ == "__main__":
     else:
         figures = run(quick=quick).figures
     for figure in figures:
-        print(f"{figure.name}: {figure.ratio:.3f}x ({figure.subject_seconds:.7f} s vs {figure.baseline_seconds:.7f} s) {figure.note}")
+        print(f"{figure.name}: {figure.ratio_text()} ({figure.subject_seconds:.7f} s vs {figure.baseline_seconds:.7f} s) {figure.note}")
