@@ -214,11 +214,14 @@ def make(t):
 
 for t in (1.0, 2.0):
     jax.jit(make(t))(jnp.ones(2))
+
+import jitcheck.debug
+print("debug mode on:", jitcheck.debug.is_enabled())
 """
 
 
 def _run_script(tmp_path: Path, env: dict[str, str], code: str) -> tuple[dict[str, Any], str]:
-    """``python -m jitcheck.debug run --recompiles-json`` of ``code``: the records and what it printed on stderr."""
+    """``python -m jitcheck.debug run --recompiles-json`` of ``code``: the records and what it printed."""
     script = tmp_path / "script.py"
     script.write_text(code)
     target = tmp_path / "r.json"
@@ -227,12 +230,13 @@ def _run_script(tmp_path: Path, env: dict[str, str], code: str) -> tuple[dict[st
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    return json.loads(target.read_text()), result.stderr
+    return json.loads(target.read_text()), result.stdout + result.stderr
 
 
 def test_run_records_a_script(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
     records, printed = _run_script(tmp_path, subprocess_env, SCRIPT)
     assert "JC105" in printed
+    assert "debug mode on: False" in printed  # the recorder alone: debug mode stays off
     (site,) = [s for s in records["sites"] if not s["internal"]]
     assert (site["line"], site["compiles"], site["avoidable_compiles"], site["cause"]) == (10, 2, 1, "constants")
 
@@ -278,3 +282,15 @@ def test_records_of_several_workers_add_up(planted: dict[str, Any]) -> None:
         )
     assert len(both["traces"]) == 2 * len(one["traces"])
     assert render_table(both)[0].startswith(f"{2 * one['totals']['traces']} traces")
+
+
+def test_the_table_is_capped_with_a_count_of_the_rest(planted: dict[str, Any]) -> None:
+    from jitcheck.debug.recompile_table import render_table
+
+    records = planted["records"]
+    listed = [s for s in records["sites"] if not s["internal"] and (s["compiles"] or s["nested_traces"])]
+    lines = render_table(records, top=3)
+    rows = [line for line in lines if "test_planted.py:" in line]
+    assert len(rows) == 3
+    rest = listed[3:]
+    assert f"... and {len(rest)} more sites ({sum(s['compiles'] for s in rest)} compiles, {sum(s['avoidable_compiles'] for s in rest)} avoidable" in "\n".join(lines)
