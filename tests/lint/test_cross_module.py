@@ -397,5 +397,8 @@ def test_a_callable_built_before_the_loop_is_reported_for_the_calls_that_rebuild
     write_package(importable, files)
     report = run([importable], config_module.load(importable), Options(jobs=1), importable)
     assert [f.code for f in report.findings] == [code for _, _, code in expected]
-    assert "on every call of `fit`" in report.findings[0].message
-    assert "loop iteration" not in report.findings[0].message
+    finding = report.findings[0]
+    assert "on every call of `fit`" in finding.message and "iteration" not in finding.message
+    assert finding.evidence.confidence == "high"
+    assert [reason.kind for reason in finding.evidence.again] == ["called-in-loop"]  # `run` calls `fit` in a loop
+    assert finding.evidence.again[0].line == 12

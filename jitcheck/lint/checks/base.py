@@ -62,6 +62,9 @@ class Problem:
     """Added to the rule's help line (a partial inside a rebuilt ``jax.grad``: build that once too)."""
     jitted: bool = False
     evidence: Evidence = NONE
+    repeats_with: Evidence | None = None
+    """The repetition evidence when it is not the site's: a callable built before the loop that jits it
+    is rebuilt by each call of its function, not by the loop (its ``runs_again`` and ``same_computation``)."""
 
 
 def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 60) -> str:
@@ -97,6 +100,8 @@ class Checker(Sameness):
     def report_problem(self, expr: cst.CSTNode, problem: Problem, evidence: Evidence | None = None) -> None:
         """Report ``problem`` found at ``expr``; ``evidence`` (what the site's repetition rests on) is joined to the
         problem's own (why each run is the same computation, or why a value cannot be hashed)."""
+        if problem.repeats_with is not None and evidence is not None:
+            evidence = problem.repeats_with  # built before the loop: its function's calls repeat it, not the loop
         joined = problem.evidence if evidence is None else dataclasses.replace(
             evidence, same=(*evidence.same, *problem.evidence.same), unproven=(*evidence.unproven, *problem.evidence.unproven),
             confidence="low" if "low" in (evidence.confidence, problem.evidence.confidence) else "high")

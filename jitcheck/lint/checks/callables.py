@@ -160,7 +160,7 @@ class Callables(Fixability):
                     return None
                 if keys != "wrapper" and context.in_loop and not defined_in.in_loop:
                     return self.built_before_loop(Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value}),
-                                                  context, defined_in)
+                                                  context, defined_in, node)
                 return Problem(rules.NESTED_FUNCTION, {"position": position, "subject": expr.value})
             if depth == 0 and rebuilt and node is not None and node in self.c.loop_iters:
                 return self.loop_items_problem(expr, node, context=context, position=position, keys=keys)
@@ -178,7 +178,7 @@ class Callables(Fixability):
                 if found is not None and found.node is None:
                     found = Problem(found.rule, {**found.fields, "subject": expr.value})
                 if found is not None and keys != "wrapper" and context.in_loop and not bound_in.in_loop:
-                    return self.built_before_loop(found, context, bound_in)
+                    return self.built_before_loop(found, context, bound_in, value)
                 return found  # (inside a transformation bound here: reported where it is written)
             return None
         if isinstance(expr, cst.Attribute):
@@ -196,14 +196,20 @@ class Callables(Fixability):
                                                            "method (a new bound method on each read)"))
         return None
 
-    def built_before_loop(self, found: Problem, context: Context, built: Context) -> Problem | None:
-        """A callable built once before the loop that jits it: the same object on every iteration, found
-        again after the first (counted: one compile for the loop). Only a new call of the function builds it
-        anew, so it is a finding when that function visibly runs again, and the message says so."""
+    def built_before_loop(self, found: Problem, context: Context, built: Context, node: cst.CSTNode) -> Problem | None:
+        """A callable built once before the loop that jits it (at ``node``): the same object on every iteration,
+        found again after the first (counted: one compile for the loop). Only a new call of the function builds
+        it anew, so it is a finding when that function visibly runs again, and the evidence and the message say
+        so (its calls, not the loop)."""
         if not self.repeated(built, functions_are_api=False):
             return None
-        position = str(found.fields.get("position", "")).replace(context.where(), built.where())
-        return dataclasses.replace(found, fields={**found.fields, "position": position})
+        loop_words = self.where(self.again(context), context)
+        repeats = self.again(built)
+        judged = self.sameness(repeats, node, built)
+        if judged is None:
+            return None  # each call builds a different computation
+        position = str(found.fields.get("position", "")).replace(loop_words, self.where(repeats, built))
+        return dataclasses.replace(found, fields={**found.fields, "position": position}, repeats_with=judged)
 
     def loop_items_problem(self, expr: cst.Name, target: cst.CSTNode, *, context: Context, position: str,
                            keys: names.Keys) -> Problem | None:
@@ -224,8 +230,11 @@ class Callables(Fixability):
         first = found[0]
         if first is None or any(f is None or f.rule is not first.rule or f.node is not None for f in found):
             return None
-        where = str(position).replace(context.where(), outer.where())
-        return Problem(first.rule, {**first.fields, "position": where, "subject": expr.value})
+        repeats = self.sameness(self.again(outer), iterable, outer)
+        if repeats is None:
+            return None
+        position = str(position).replace(self.where(self.again(context), context), self.where(repeats, outer))
+        return Problem(first.rule, {**first.fields, "position": position, "subject": expr.value}, repeats_with=repeats)
 
     def parameter_problem(self, expr: cst.Name, param: cst.Param, *, context: Context, position: str,
                           keys: names.Keys) -> Problem | None:
@@ -291,7 +300,7 @@ class Callables(Fixability):
             if bound_in.function is not context.function or bound_in.function is None:
                 return None
             if problem is not None and keys != "wrapper" and context.in_loop and not bound_in.in_loop:
-                problem = self.built_before_loop(problem, context, bound_in)
+                problem = self.built_before_loop(problem, context, bound_in, node if isinstance(node, cst.FunctionDef) else value)
             if problem is None or problem.node is not None:
                 return None
             found.append(problem)

@@ -128,9 +128,11 @@ class StaticArguments(Callables):
             return
         rebuilt = context.per_call and not self.exempt(context)
         found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position)
-        if found is not None:
-            self.report_problem(expr, found, self.again(context))
-        elif not rebuilt and isinstance(expr, cst.Lambda) and self.hoistable(expr):
+        judged = self.sameness(self.again(context), expr, context) if found is not None and found.repeats_with is None \
+            else self.again(context)
+        if found is not None and judged is not None:
+            self.report_problem(expr, found, judged)  # (none: each run passes a different computation)
+        elif found is None and not rebuilt and isinstance(expr, cst.Lambda) and self.hoistable(expr):
             self.lambda_written_again(expr, position, context)
 
     def lambda_written_again(self, expr: cst.Lambda, position: str, context: Context) -> None:
