@@ -1,6 +1,6 @@
 """Benchmark of ``jitcheck server`` as an editor drives it, against ruff's server on the same script.
 
-One script, played over stdio by pygls's LSP client against each server in turn (rounds
+One script, played over stdio by a plain JSON-RPC client against each server in turn (rounds
 alternate which goes first): open a 5,000-line file of generated JAX modules, then
 keystrokes (one body line replaced), then single edits a user makes: an import line
 inserted (and removed), a module-level def pasted (and removed), an import alias changed
@@ -16,6 +16,7 @@ are for this 2-core machine and are judged as such.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import statistics
@@ -24,6 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 for folder in (ROOT, ROOT / "benchmarks"):
@@ -38,66 +40,95 @@ TARGETS = {"open": 0.300, "keystroke p95": 0.050, "single edit": 0.300}
 
 
 class Session:
-    """One server, one open document, and the client's copy of its text."""
+    """One server over stdio (plain JSON-RPC framing: ruff's replies are not all readable by pygls's client),
+    one open document, and the client's copy of its text."""
 
     def __init__(self, name: str, command: list[str], options: dict[str, object] | None, folder: Path) -> None:
-        from lsprotocol import types
-        from pygls.lsp.client import LanguageClient
-
         self.name, self.command, self.options, self.folder = name, command, options, folder
-        self.client = LanguageClient(f"bench-{name}", "1")
-        self.arrived: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
+        self.process: asyncio.subprocess.Process | None = None
+        self.published: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.replies: dict[int, asyncio.Future[Any]] = {}
+        self.next_id = 0
         self.version = 1
         self.lines: list[str] = []
         self.uri = ""
+        self.reader: asyncio.Task[None] | None = None
 
-        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]
-        def published(params: types.PublishDiagnosticsParams) -> None:
-            self.arrived.put_nowait(params)
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def _request(self, method: str, params: object) -> Any:
+        self.next_id += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.replies[self.next_id] = future
+        self._send({"id": self.next_id, "method": method, "params": params})
+        return await asyncio.wait_for(future, 600)
+
+    def _notify(self, method: str, params: object) -> None:
+        self._send({"method": method, "params": params})
+
+    async def _read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        stdout = self.process.stdout
+        while True:
+            length = 0
+            while (line := await stdout.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            if not line:
+                return
+            message = json.loads(await stdout.readexactly(length))
+            if "id" in message and "method" in message:  # a request of the server's: answered, with nothing
+                self._send({"id": message["id"], "result": None})
+            elif "id" in message:
+                future = self.replies.pop(message["id"], None)
+                if future is not None and not future.done():
+                    future.set_result(message.get("result"))
+            elif message.get("method") == "textDocument/publishDiagnostics":
+                self.published.put_nowait(message["params"])
 
     async def start(self) -> None:
-        from lsprotocol import types
-
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-        await self.client.start_io(*self.command, env=env, cwd=str(self.folder))
-        await self.client.initialize_async(types.InitializeParams(
-            capabilities=types.ClientCapabilities(), root_uri=self.folder.as_uri(),
-            initialization_options=self.options))
-        self.client.initialized(types.InitializedParams())
+        self.process = await asyncio.create_subprocess_exec(*self.command, env=env, cwd=str(self.folder),
+                                                            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                                                            stderr=asyncio.subprocess.DEVNULL)
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+        await self._request("initialize", {"processId": os.getpid(), "rootUri": self.folder.as_uri(), "capabilities": {},
+                                           "initializationOptions": self.options})
+        self._notify("initialized", {})
 
     async def stop(self) -> None:
-        await self.client.shutdown_async(None)
-        self.client.exit(None)
-        await self.client.stop()  # type: ignore[no-untyped-call]
+        await self._request("shutdown", None)
+        self._notify("exit", None)
+        assert self.process is not None
+        await asyncio.wait_for(self.process.wait(), 60)
 
     async def _until(self, version: int) -> int:
         while True:
-            published = await asyncio.wait_for(self.arrived.get(), 600)
-            if published.uri == self.uri and published.version in (version, None):
-                return len(published.diagnostics)
+            published = await asyncio.wait_for(self.published.get(), 600)
+            if published["uri"] == self.uri and published.get("version") in (version, None):
+                return len(published["diagnostics"])
 
     async def open(self, path: Path) -> tuple[float, int]:
-        from lsprotocol import types
-
         text = path.read_text()
         self.uri, self.lines, self.version = path.as_uri(), text.split("\n"), 1
         start = time.perf_counter()
-        self.client.text_document_did_open(types.DidOpenTextDocumentParams(
-            types.TextDocumentItem(self.uri, "python", 1, text)))
+        self._notify("textDocument/didOpen", {"textDocument": {"uri": self.uri, "languageId": "python", "version": 1,
+                                                               "text": text}})
         found = await self._until(1)
         return time.perf_counter() - start, found
 
     async def replace(self, first: int, last: int, new: list[str]) -> float:
         """Replace lines ``first``..``last`` (exclusive) with ``new``; the time to that version's diagnostics."""
-        from lsprotocol import types
-
         self.version += 1
-        end = types.Position(last, 0) if last < len(self.lines) else types.Position(last - 1, len(self.lines[last - 1]))
-        text = "".join(line + "\n" for line in new) if last < len(self.lines) else "\n".join(new)
+        text = "".join(line + "\n" for line in new)
         start = time.perf_counter()
-        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(version=self.version, uri=self.uri),
-            [types.TextDocumentContentChangePartial(types.Range(types.Position(first, 0), end), text)]))
+        self._notify("textDocument/didChange", {
+            "textDocument": {"uri": self.uri, "version": self.version},
+            "contentChanges": [{"range": {"start": {"line": first, "character": 0}, "end": {"line": last, "character": 0}},
+                                "text": text}]})
         await self._until(self.version)
         elapsed = time.perf_counter() - start
         self.lines[first:last] = new
@@ -111,7 +142,7 @@ async def _round(session: Session, keystrokes: int, times: dict[str, list[float]
         times["keystroke"].append(await session.replace(body, body + 1, [f"    return jnp.mean((x @ params) ** {k % 7 + 2})"]))
     times["import line"].append(await session.replace(0, 0, ["import os"]))
     times["import line"].append(await session.replace(0, 1, []))
-    end = len(session.lines) - 1
+    end = len(session.lines) - 1  # the empty string after the file's last newline
     pasted = [f"def pasted_{round_number}(x):", "    return jax.jit(lambda y: y * 2)(x)", ""]
     times["pasted def"].append(await session.replace(end, end, pasted))
     times["pasted def"].append(await session.replace(end, end + len(pasted), []))
@@ -182,7 +213,7 @@ def run(quick: bool) -> list[str]:
     out.append("")
     out.append(f"- A {lines:,}-line file ({findings['jitcheck']} jitcheck findings"
                + (f", {findings['ruff']} ruff findings" if theirs else "") + "); "
-               + ("ruff " + os.popen("ruff --version").read().strip() + " as the baseline, " if theirs else
+               + (os.popen("ruff --version").read().strip() + " as the baseline, " if theirs else
                   "ruff not installed: no baseline, absolute figures only; ")
                + "rounds alternate which server goes first.")
     out.append(f"- Machine: {os.cpu_count()} cores, load average {load_before:.1f} at the start and {load_after:.1f} "

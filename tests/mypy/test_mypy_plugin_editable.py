@@ -8,7 +8,6 @@ it would otherwise report success on a bad label.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mypy.harness import ROOT
+from tests.checkout import copy_checkout
 
 USER = '''\
 import dataclasses
@@ -74,12 +73,7 @@ def _mypy(python: Path, work: Path, cache: str) -> subprocess.CompletedProcess[s
 
 @pytest.mark.slow
 def test_default_editable_install_is_refused_loudly_and_compat_mode_fixes_it(tmp_path: Path) -> None:
-    source = tmp_path / "jitcheck-src"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    for package in ("jitcheck", "mypy_plugin"):
-        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+    source = copy_checkout(tmp_path / "jitcheck-src")
     work = tmp_path / "project"
     work.mkdir()
     (work / "user.py").write_text(USER)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -18,7 +17,8 @@ from jitcheck import rules
 from jitcheck.lint.check import check_text
 from jitcheck.lint.rules_doc import anchor, render
 from jitcheck.lint.settings import Settings
-from tests.server.editor import ROOT, WAIT, Editor, capabilities
+from tests.checkout import copy_checkout
+from tests.server.editor import WAIT, Editor, capabilities
 
 SOURCE = """\
 import functools
@@ -360,12 +360,7 @@ def test_hover_on_a_noqa_code_shows_the_rule(tmp_path: Path) -> None:
 
 def _installed(tmp_path: Path) -> Path:
     """jitcheck installed as a user installs it (a wheel built from a copy of this checkout, not editable)."""
-    source = tmp_path / "jitcheck-src"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    for package in ("jitcheck", "mypy_plugin"):
-        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+    source = copy_checkout(tmp_path / "jitcheck-src")
     target = tmp_path / "site"
     done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
                            "--target", str(target), str(source)], capture_output=True, text=True, check=False)
