@@ -326,7 +326,7 @@ def test_a_file_is_judged_with_what_the_project_defines_and_again_when_that_chan
     async def body(editor: Editor) -> None:
         b = editor.open("pkg/b.py", user)  # a.py is not open: the server read it from the project
         found = await editor.diagnostics(b, version=1)
-        assert codes(found) == ["JC202"] and "static argument 1 of `step`" in found[0].message
+        assert codes(found) == ["JC202"] and "static argument 1 (`k`) of `step`" in found[0].message
         a = editor.open("pkg/a.py", jitted)
         await editor.diagnostics(a, version=1)
         assert codes(await editor.diagnostics(b, after=1)) == ["JC202"]  # opening a.py re-judged its importer
