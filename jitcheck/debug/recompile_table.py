@@ -153,13 +153,16 @@ def render_table(data: dict[str, Any], top: int = TOP, shown_path: Callable[[str
     totals = data["totals"]
     lines = [
         f"{_plural(totals['traces'], 'trace')}, {_plural(totals['compiles'], 'compile')} ({_seconds(totals['compile_seconds'])}), "
-        f"{totals['avoidable_compiles']} avoidable ({_seconds(totals['lost_seconds'])} lost) "
-        f"at {sum(1 for s in user if s['avoidable_compiles'])} of {_plural(len(user), 'site')}"
+        f"{totals['avoidable_compiles']} avoidable ({_seconds(totals['lost_seconds'])} lost)",
+        f"jit wrappers of your code and your libraries: {_plural(sum(s['compiles'] for s in user), 'compile')}, "
+        f"{sum(s['avoidable_compiles'] for s in user)} avoidable ({_seconds(sum(s['lost_seconds'] for s in user))} lost) "
+        f"at {sum(1 for s in user if s['avoidable_compiles'])} of {_plural(len(user), 'site')}",
     ]
     if internal:
         lines.append(
-            f"jax's own jitted functions (jnp, eager operations): {_plural(sum(s['compiles'] for s in internal), 'compile')} "
-            f"({_seconds(sum(s['compile_seconds'] for s in internal))}), not listed"
+            f"jax's own jitted functions (jnp, lax, eager operations): {_plural(sum(s['compiles'] for s in internal), 'compile')} "
+            f"({_seconds(sum(s['compile_seconds'] for s in internal))}), {sum(s['avoidable_compiles'] for s in internal)} avoidable "
+            f"({_seconds(sum(s['lost_seconds'] for s in internal))} lost), not listed (in the JSON, with the lines that called them)"
         )
     quiet = [s for s in user if not s["compiles"] and not s["nested_traces"]]
     user = [s for s in user if s["compiles"] or s["nested_traces"]]
