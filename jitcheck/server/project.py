@@ -15,10 +15,10 @@ from pathlib import Path
 
 from jitcheck.lint.config import ConfigError
 from jitcheck.lint.findings import Finding
-from jitcheck.lint.index import python_tree
 from jitcheck.server.configs import Configs, FileConfig
 from jitcheck.server.index import ProjectIndex
 from jitcheck.server.slices import SlicedChecker
+from jitcheck.server.statements import edited
 from jitcheck.server.summaries import Summaries
 
 
@@ -39,6 +39,8 @@ class Project:
         self.summaries = Summaries()
         self.index: ProjectIndex = self.summaries
         self.checker = SlicedChecker()
+        self._last: dict[Path, str] = {}
+        """Each file's text last judged: the next text is read as an edit of it."""
 
     def judge(self, path: Path, text: str) -> Judgement:
         """What ``jitcheck`` says about ``text`` as the content of ``path``.
@@ -53,10 +55,12 @@ class Project:
             return Judgement((), file)
         text = text[1:] if text.startswith("\ufeff") else text
         self.summaries.load_project(file.config)
-        tree = python_tree(text)  # once per change: for the summary and the parts alike
-        self.summaries.update(path, text, tree)
+        # Once per change, for the summary and the parts alike: only the statements the edit touched are parsed.
+        edited(self._last.get(path), text)
+        self._last[path] = text
+        self.summaries.update(path, text)
         findings = self.checker.check(text, str(path), file.settings, index=self.summaries.joined(),
-                                      module_name=self.summaries.module(path), depends=self.summaries.key(path), tree=tree)
+                                      module_name=self.summaries.module(path), depends=self.summaries.key(path))
         return Judgement(tuple(f for f in findings if f.code in file.select), file)
 
     def changed(self, path: Path, text: str) -> frozenset[Path]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections import OrderedDict
 
 from jitcheck.lint.index import python_tree
 
@@ -68,18 +69,73 @@ def _loads(node: ast.stmt) -> frozenset[str]:
 def statements(text: str, tree: ast.Module | None = None) -> list[Statement] | None:
     """The module's top-level statements, or None when ``ast`` cannot read it or two share a line.
 
-    ``tree`` is ``python_tree(text)`` when the caller has it already (it is only read).
+    ``tree`` is ``python_tree(text)`` when the caller has it already (it is only read). The
+    answer for the last few texts is kept (the summaries and the parts ask for the same text).
     """
+    if text in _READ:
+        return _READ[text]
     tree = tree if tree is not None else python_tree(text)
+    found = None if tree is None else _statements(text.split("\n"), tree.body, 0)
+    _remember(text, found)
+    return found
+
+
+def edited(old: str | None, new: str) -> list[Statement] | None:
+    """``statements(new)`` where ``new`` is an edit of ``old``: only the top-level statements the edit touched
+    (with the one before and the one after it) are parsed again, the others kept with their lines moved.
+
+    Whatever the region cannot settle alone (it does not parse by itself, ``old`` was not read) is read
+    whole. A region that parses by itself, between two unchanged whole statements, parses the same
+    inside the module: no bracket, string or block is open where it starts or ends.
+    """
+    if new in _READ:
+        return _READ[new]
+    before = _READ.get(old) if old is not None else None
+    found = _spliced(old, new, before) if old is not None and before else None
+    if found is None:
+        return statements(new)
+    _remember(new, found)
+    return found
+
+
+def _spliced(old: str, new: str, before: list[Statement]) -> list[Statement] | None:
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    shortest = min(len(old_lines), len(new_lines))
+    head = 0
+    while head < shortest and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    first, last = head + 1, len(old_lines) - tail  # the old lines replaced (1-based; last < first: an insertion)
+    kept_before = [s for s in before if s.end < first]
+    kept_after = [s for s in before if s.start > last]
+    if kept_before:
+        kept_before.pop()  # the statement just before the edit is read again: the edit may continue it
+    if kept_after:
+        kept_after.pop(0)  # and so is the one just after it
+    start = kept_before[-1].end + 1 if kept_before else 1  # old line numbers of the region
+    stop = kept_after[0].start - 1 if kept_after else len(old_lines)
+    shift = len(new_lines) - len(old_lines)
+    region = new_lines[start - 1:stop + shift]
+    tree = python_tree("\n".join(region))
     if tree is None:
         return None
-    lines = text.split("\n")
+    middle = _statements(region, tree.body, start - 1)
+    if middle is None:
+        return None
+    moved = [dataclasses.replace(s, start=s.start + shift, end=s.end + shift) for s in kept_after]
+    return [*kept_before, *middle, *moved]
+
+
+def _statements(lines: list[str], body: list[ast.stmt], offset: int) -> list[Statement] | None:
+    """The statements of ``body``, read from ``lines``; their line numbers moved down by ``offset``."""
     found: list[Statement] = []
-    for node in tree.body:
+    for node in body:
         decorators = getattr(node, "decorator_list", [])
         start = min([node.lineno, *(d.lineno for d in decorators)])
         end = node.end_lineno or node.lineno
-        if found and start <= found[-1].end:
+        if found and start + offset <= found[-1].end:
             return None
         piece = "\n".join(lines[start - 1:end])
         names_of = _NAMES.get(piece)
@@ -87,9 +143,20 @@ def statements(text: str, tree: ast.Module | None = None) -> list[Statement] | N
             names_of = _NAMES[piece] = (_binds(node), _loads(node), _aliases(node))
             if len(_NAMES) > 50_000:
                 _NAMES.clear()
-        found.append(Statement(start, end, piece, names_of[0], names_of[1], isinstance(node, (ast.Import, ast.ImportFrom)),
-                               names_of[2], node))
+        found.append(Statement(start + offset, end + offset, piece, names_of[0], names_of[1],
+                               isinstance(node, (ast.Import, ast.ImportFrom)), names_of[2], node))
     return found
+
+
+_READ: OrderedDict[str, list[Statement] | None] = OrderedDict()
+"""The statements of the last texts read (by text)."""
+
+
+def _remember(text: str, found: list[Statement] | None) -> None:
+    _READ[text] = found
+    _READ.move_to_end(text)
+    while len(_READ) > 8:
+        _READ.popitem(last=False)
 
 
 _NAMES: dict[str, tuple[frozenset[str], frozenset[str], tuple[tuple[str, str], ...]]] = {}
@@ -104,4 +171,4 @@ def _aliases(node: ast.stmt) -> tuple[tuple[str, str], ...]:
     return (("*", "*"),) if star or future else tuple((a.name, a.asname or a.name.split(".")[0]) for a in node.names)
 
 
-__all__ = ["IMPLICIT", "Statement", "statements"]
+__all__ = ["IMPLICIT", "Statement", "edited", "statements"]

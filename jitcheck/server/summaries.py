@@ -113,12 +113,9 @@ class Summaries:
     def summarize(self, text: str, tree: ast.Module | None = None) -> lint_index.Summary:
         """:func:`jitcheck.lint.index.summarize` of ``text``, joined from the summaries of its top-level
         statements (each made once per statement text), so an edit summarizes only the statement it touched."""
-        tree = tree if tree is not None else lint_index.python_tree(text)
-        if tree is None:
-            return lint_index.summarize(text)
-        found = statements(text, tree)
-        if found is None:
-            return lint_index.summarize_tree(tree)
+        found = statements(text, tree)  # the statements of this text read already (an edit's), else parsed now
+        if found is None:  # does not parse, or two statements share a line: summarized whole
+            return lint_index.summarize(text) if tree is None else lint_index.summarize_tree(tree)
         joined: lint_index.Summary = {"imports": {}, "classes": {}, "functions": {}}
         for statement in found:
             piece = self._pieces.get(statement.text)
