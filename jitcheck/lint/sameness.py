@@ -67,9 +67,15 @@ class Sameness(Repetition):
             p.name.value for p in function.params.kwonly_params}
         changing = params | self.derived(function, params)
         used = sorted(read & changing)
+        sites = runs_of(self.callers(function, context))
+        configured = sorted({name for site in sites if site.context.in_loop for name in _attributes_set(site.context.loop)})
+        if configured:
+            # `for w in ...: config.width = w; train(...)`: each call may read another configuration.
+            return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
+                f"that each call builds the same program: the caller's loop sets {_names(configured)} on each "
+                "iteration")), confidence="low")
         if not used:
             return self.same_code(evidence, fun, why="it reads none of its function's parameters")
-        sites = runs_of(self.callers(function, context))
         passed = {name: [self.argument_text(site, function, context, name) for site in sites]
                   for name in used if name in params}
         if not sites or not passed:
@@ -229,6 +235,25 @@ class Sameness(Repetition):
 
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(\.\d*)?([eE][-+]?\d+)?")
+
+
+def _attributes_set(loop: cst.CSTNode | None) -> set[str]:
+    """The attributes a loop's body assigns (``args.lr = ...``), spelled out: configuration set per iteration."""
+    body = getattr(loop, "body", None)
+    if not isinstance(body, cst.CSTNode):
+        return set()
+    found: set[str] = set()
+
+    class _Setters(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            if isinstance(node.target, cst.Attribute):
+                found.add(get_full_name_for_node(node.target) or node.target.attr.value)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+    body.visit(_Setters())
+    return found
 
 
 def _number(node: cst.BaseExpression) -> bool:

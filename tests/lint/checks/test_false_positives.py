@@ -119,3 +119,30 @@ def test_a_loop_over_objects_the_pass_cannot_judge_rests_on_a_guess() -> None:
         """
     assert check(body) == [(3, "JC104")]
     assert shown(body) == []
+
+
+def test_a_caller_loop_that_sets_a_configuration_each_time_is_not_shown_the_same() -> None:
+    # Each call trains another architecture (set on `config` by the loop): a guess at most, not shown the same.
+    body = """\
+        class Config:
+            width = 8
+
+        config = Config()
+
+        def _train(x):
+            @jax.jit
+            def update(v):
+                return v * config.width
+            for _ in range(3):
+                x = update(x)
+            return x
+
+        def sweep(x):
+            for width in (8, 16, 32):
+                config.width = width
+                _train(x)
+        """
+    assert check(body) == [(7, "JC105")]
+    assert shown(body) == []
+    # Without the configuration set in the loop, the same program is built on each call: reported.
+    assert shown(body.replace("                config.width = width\n", "")) == [(7, "JC105")]
