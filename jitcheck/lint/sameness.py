@@ -74,6 +74,14 @@ class Sameness(Repetition):
             return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
                 f"that each call builds the same program: the caller's loop sets {_names(configured)} on each "
                 "iteration")), confidence="low")
+        once = [site for site in sites if not site.context.in_loop
+                and (site.context.function is None or self.runs_once(site.context))]
+        if len(sites) >= 2 and len(once) == len(sites) and len({self.call_shape(site) for site in sites}) > 1:
+            # Each call runs once (module level, a notebook cell, a test) on other inputs: not a loop over one program.
+            lines = ", ".join(str(self.line_of(site.node)) for site in sites)
+            return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
+                f"that the calls at lines {lines}, each run once, compute the same thing: they pass different "
+                "arguments")), confidence="low")
         if not used:
             return self.same_code(evidence, fun, why="it reads none of its function's parameters")
         passed = {name: [self.argument_text(site, function, context, name) for site in sites]
@@ -203,6 +211,10 @@ class Sameness(Repetition):
                 if reader.names & params:
                     found.add(target.value)
         return found
+
+    def call_shape(self, site: CallSite) -> str:
+        """A call's arguments up to the numbers in them: calls that differ only in numbers pass data."""
+        return _NUMBER.sub("#", " ".join(" ".join(self.module.code_for_node(arg).split()) for arg in site.node.args))
 
     def argument_text(self, site: CallSite, function: cst.FunctionDef, context: Context, name: str) -> str | None:
         """The source of the argument ``site`` passes for parameter ``name`` (None when not passed or unknown)."""

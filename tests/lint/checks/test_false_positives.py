@@ -146,3 +146,22 @@ def test_a_caller_loop_that_sets_a_configuration_each_time_is_not_shown_the_same
     assert shown(body) == []
     # Without the configuration set in the loop, the same program is built on each call: reported.
     assert shown(body.replace("                config.width = width\n", "")) == [(7, "JC105")]
+
+
+def test_a_helper_called_once_from_each_cell_or_test_on_other_inputs_is_not_a_loop() -> None:
+    # A notebook's cells (module level) and tests each run once: two calls on two systems are two programs.
+    body = """\
+        def _simulate(system, x):
+            return jax.jit(lambda state: state.step())(system.initial(x))
+
+        _simulate(pendulum, 1.0)
+        _simulate(spring, 1.0)
+
+        def test_pendulum():
+            _simulate(pendulum, 2.0)
+        """
+    assert check(body) == [(2, "JC104")] and shown(body) == []
+    # The same inputs up to numbers: the same program compiled at each call.
+    same = body.replace("_simulate(spring, 1.0)", "_simulate(pendulum, 3.0)").replace(
+        "_simulate(pendulum, 2.0)", "_simulate(pendulum, 4.0)")
+    assert shown(same) == [(2, "JC104")]
