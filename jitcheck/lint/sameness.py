@@ -41,7 +41,8 @@ class Sameness(Repetition):
 
     # -- is each repetition the same computation? -------------------------------------
 
-    def sameness(self, evidence: Evidence, fun: cst.CSTNode, context: Context) -> Evidence | None:
+    def sameness(self, evidence: Evidence, fun: cst.CSTNode, context: Context,
+                 arguments: cst.Call | None = None) -> Evidence | None:
         """``evidence`` with why each run of ``context`` builds the same computation as ``fun``, or None when
         each run builds a different one (a loop over differently-built objects, configurations or functions).
 
@@ -50,15 +51,22 @@ class Sameness(Repetition):
         A number (a loop over ``range`` or a literal of numbers): the same program with a different constant
         baked in, which an argument would share. A literal of other objects: a different program each time.
         Anything else is not known either way: the finding then rests on a guess (low confidence).
+        ``arguments`` is the call of the wrapper where it is built, when it is called at once: arguments built
+        differently on each pass (other shapes, other pytrees) compile a different program whatever is hoisted.
+        Code that times its compiles or counts its traces does it on purpose: None.
         """
+        if self.observes_compiles(context.function):
+            return None
         read = self.names_read(fun)
         if context.in_loop and context.loop is not None:
             loop = context.loop
             changing = self.loop_names(loop, context)
             used = sorted(read & changing)
+            kind = self.items_kind(self.loop_iterable(loop))
+            if kind == "objects" and arguments is not None and self.names_read(arguments) & changing:
+                return None  # called on a differently-built argument each pass: a different program each time
             if not used:
                 return self.same_code(evidence, fun, why="it reads nothing that changes between iterations")
-            kind = self.items_kind(self.loop_iterable(loop))
             return self.judged(evidence, fun, kind, used, "iteration")
         function = context.function
         if not isinstance(function, cst.FunctionDef):
@@ -125,6 +133,9 @@ class Sameness(Repetition):
         own: set[str] = set()
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             params = node.params
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                if param.default is not None:
+                    param.default.visit(reader)  # `lambda t, c=cov_type: ...` reads `cov_type` where it is made
             own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
             own |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
             if isinstance(node, cst.FunctionDef):
@@ -213,8 +224,36 @@ class Sameness(Repetition):
         return found
 
     def call_shape(self, site: CallSite) -> str:
-        """A call's arguments up to the numbers in them: calls that differ only in numbers pass data."""
-        return _NUMBER.sub("#", " ".join(" ".join(self.module.code_for_node(arg).split()) for arg in site.node.args))
+        """A call's arguments up to the numbers in them: calls that differ only in numbers pass data. Names read
+        in two functions (two tests) are two variables, whatever they are called: the function is part of it."""
+        text = _NUMBER.sub("#", " ".join(" ".join(self.module.code_for_node(arg).split()) for arg in site.node.args))
+        reader = _Reader()
+        for arg in site.node.args:
+            arg.value.visit(reader)
+        local = site.context.function is not None and bool(reader.names - self.module_names())
+        return f"{text}@{id(site.context.function)}" if local else text
+
+    def module_names(self) -> set[str]:
+        """The names bound at module level (assigned, defined or imported): the same object in every function."""
+        cached = getattr(self, "_module_names", None)
+        if cached is None:
+            scope = self.scopes.get(self.module)
+            cached = {a.name for a in scope.assignments} if scope is not None else set()  # type: ignore[attr-defined]
+            self._module_names = cached
+        return cached
+
+    def observes_compiles(self, function: object) -> bool:
+        """True when ``function`` times its compiles or counts its traces on purpose (``assert_max_traces``,
+        ``_cache_size``, ``time.time()``/``perf_counter``, an explicit ``.lower(...).compile()``): a test or a
+        benchmark of compiling, where compiling again is the point."""
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        cached: dict[int, bool] = self.__dict__.setdefault("_observing", {})
+        if id(function) not in cached:
+            finder = _Observer()
+            function.visit(finder)
+            cached[id(function)] = finder.found
+        return cached[id(function)]
 
     def argument_text(self, site: CallSite, function: cst.FunctionDef, context: Context, name: str) -> str | None:
         """The source of the argument ``site`` passes for parameter ``name`` (None when not passed or unknown)."""
@@ -247,6 +286,40 @@ class Sameness(Repetition):
 
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(\.\d*)?([eE][-+]?\d+)?")
+
+
+_OBSERVING = frozenset({
+    "assert_max_traces", "clear_trace_counter", "_cache_size", "cache_size", "log_compiles", "explain_cache_misses",
+    "perf_counter", "perf_counter_ns", "process_time", "timeit", "trace_count", "n_traces", "num_traces",
+    "compile_count", "count_traces", "count_compiles",
+})
+"""Names that count traces or time compiles: code reading them observes compiling on purpose."""
+
+
+class _Observer(cst.CSTVisitor):
+    """Finds a deliberate observation of tracing or compiling under a node (see ``observes_compiles``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in _OBSERVING:
+            self.found = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        name = node.attr.value
+        if name in _OBSERVING or (name == "time" and isinstance(node.value, cst.Name) and node.value.value == "time"):
+            self.found = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "compile" and isinstance(func.value, cst.Call) \
+                and isinstance(func.value.func, cst.Attribute) and func.value.func.attr.value == "lower":
+            self.found = True  # jax.jit(f).lower(x).compile(): an ahead-of-time compile, made on purpose
+        spelled = get_full_name_for_node(func) or ""
+        if "time" in spelled.rsplit(".", 1)[-1].lower().split("_") and spelled.rsplit(".", 1)[-1] != "time":
+            self.found = True  # `_time_call(f, ...)`, `time_it(...)`: a helper that times what it is handed
 
 
 def _attributes_set(loop: cst.CSTNode | None) -> set[str]:

@@ -66,7 +66,8 @@ class JitSites(StaticArguments):
                 # Fixed alone, the callable would still be wrapped anew, with an empty cache, each time.
                 note = f"and build the `{site.spelled}` once, at module level or in `__init__`: a new one starts with an empty cache"
                 found = dataclasses.replace(found, plan=None, note=note)
-            judged = self.sameness(evidence, fun, context) if found is not None else None
+            applied = site.parent if isinstance(site.parent, cst.Call) and site.parent.func is call else None
+            judged = self.sameness(evidence, fun, context, applied) if found is not None else None
             if found is not None and judged is not None:
                 self.report_problem(fun, found, judged)
             elif found is None and wrapper.keys == "wrapper":

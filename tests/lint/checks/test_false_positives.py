@@ -151,6 +151,8 @@ def test_a_caller_loop_that_sets_a_configuration_each_time_is_not_shown_the_same
 def test_a_helper_called_once_from_each_cell_or_test_on_other_inputs_is_not_a_loop() -> None:
     # A notebook's cells (module level) and tests each run once: two calls on two systems are two programs.
     body = """\
+        pendulum, spring = Pendulum(), Spring()
+
         def _simulate(system, x):
             return jax.jit(lambda state: state.step())(system.initial(x))
 
@@ -160,8 +162,45 @@ def test_a_helper_called_once_from_each_cell_or_test_on_other_inputs_is_not_a_lo
         def test_pendulum():
             _simulate(pendulum, 2.0)
         """
-    assert check(body) == [(2, "JC104")] and shown(body) == []
+    assert check(body) == [(4, "JC104")] and shown(body) == []
     # The same inputs up to numbers: the same program compiled at each call.
     same = body.replace("_simulate(spring, 1.0)", "_simulate(pendulum, 3.0)").replace(
         "_simulate(pendulum, 2.0)", "_simulate(pendulum, 4.0)")
-    assert shown(same) == [(2, "JC104")]
+    assert shown(same) == [(4, "JC104")]
+
+
+def test_tests_that_count_traces_or_time_compiles_do_it_on_purpose() -> None:
+    body = """\
+        import time
+
+        def test_retrace_is_counted(x):
+            for _ in range(3):
+                jax.jit(chex.assert_max_traces(lambda v: v + 1, 3))(x)
+
+        def benchmark(x):
+            for _ in range(3):
+                start = time.perf_counter()
+                jax.jit(lambda v: v * 2)(x)
+                print(time.perf_counter() - start)
+
+        def compile_on_purpose(fns, x):
+            for _ in range(3):
+                jax.jit(lambda v: v - 1).lower(x).compile()
+        """
+    assert check(body) == []
+    assert shown(body.replace("time.perf_counter()", "x.sum()")) == [(10, "JC104")]
+
+
+def test_a_loop_calling_the_wrapper_on_differently_built_arguments_compiles_each_anyway() -> None:
+    # Other shapes on each pass: a hoisted wrapper would compile three times too.
+    body = """\
+        def test_shapes():
+            for arg in (jnp.array(1.0), jnp.ones((2,)), jnp.ones((2, 2))):
+                def double(v):
+                    return v * 2
+                jax.jit(double)(arg)
+            for cov in ("dense", "diagonal"):
+                jax.jit(lambda t, c=cov: t * len(c))(1.0)
+        """
+    assert check(body) == []
+    assert shown(body.replace("(jnp.array(1.0), jnp.ones((2,)), jnp.ones((2, 2)))", "range(3)")) == [(5, "JC105")]
