@@ -19,11 +19,12 @@ from jitcheck.lint import text as source_text
 from jitcheck.lint.analysis import Located, analyze
 from jitcheck.lint.findings import Edit, Finding, unreadable
 from jitcheck.lint import formfeed
-from jitcheck.lint.fixes import apply_fixes, parse_module, transform, writable
+from jitcheck.lint.fixes import apply_fixes, compiles, parse_module, transform
 from jitcheck.lint.index import ProjectIndex, python_tree, with_module
 from jitcheck.lint.limits import expression_depth
 from jitcheck.lint.notebook import Notebook, NotebookError
-from jitcheck.lint.prefilter import possible
+from jitcheck.lint.prefilter import positive_sites
+from jitcheck.lint.regions import pruned
 from jitcheck.lint.settings import FixMode, Settings
 
 @dataclasses.dataclass(frozen=True)
@@ -167,24 +168,28 @@ def _failed(text: str, path: str, error: Exception) -> Checked:
     )
 
 
-def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex | None = None, module_name: str = "") -> Checked:
+def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex | None = None, module_name: str = "",
+               prune: bool = True) -> Checked:
     """Parse, analyse, drop what ``# noqa`` silences, and (in a fix mode) fix.
 
     Python's ``ast`` reads the text first: when the prefilter (:mod:`.prefilter`) finds
     that no rule can fire, the file is done without libcst's much slower parse. A file
     Python cannot parse goes to libcst, which reports it (JC000) or judges it. Form feeds
     in indentation, which libcst cannot read, are taken out for libcst and put back
-    (:mod:`.formfeed`).
+    (:mod:`.formfeed`). A check (not a fix) parses only the regions a finding can depend
+    on (:mod:`.regions`); ``prune=False`` parses the whole module (the tests compare both).
     """
     too_deep = _too_deep(text, path, settings)
     if too_deep is not None:
         return Checked((too_deep,))
     tree = python_tree(text)  # None: Python refuses it, and libcst decides and reports
     judged_with = index
+    sites: list[ast.AST] = []
     if tree is not None:
         try:
             judged_with = with_module(index, module_name or "__module__", tree)
-            if not possible(text, settings.graph_constructors, settings.jit_wrappers, hints=judged_with.hints(), tree=tree):
+            sites = positive_sites(text, tree, settings.graph_constructors, settings.jit_wrappers, hints=judged_with.hints())
+            if not sites:
                 return Checked(())
         except Exception as error:
             return _failed(text, path, error)
@@ -194,17 +199,22 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
             return Checked((rejected,))
     feeds = formfeed.strip(text) if tree is not None else None
     read = feeds.text if feeds is not None else text
-    module = _parse(read, path)
+    # A check reads only what its findings can depend on (regions.py); a fix, or its edits, needs the whole module.
+    whole = not prune or tree is None or feeds is not None or settings.fix is not None or settings.edits
+    reduced = None if whole else pruned(text, tree, sites)  # type: ignore[arg-type]
+    module = _parse(reduced if reduced is not None else read, path)
     if isinstance(module, Finding):
         return Checked((module,))
+    if reduced is not None:
+        read = reduced
     try:
         analysis = analyze(module, read, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
                            index=judged_with, module_name=module_name, path=path, prefilter=tree is None)
     except Exception as error:
         return _failed(text, path, error)
-    table = noqa.directives(source_text.lines(read)) if analysis.findings and "noqa" in read.lower() else {}
+    table = noqa.directives(source_text.lines(text)) if analysis.findings and "noqa" in text.lower() else {}
     kept = [f for f in analysis.findings if not noqa.silenced(f.rule.code, f.line, table)]
-    if any(f.fix for f in kept) and not writable(read, module):
+    if any(f.fix for f in kept) and not (compiles(text) and module.code == read):
         kept = [dataclasses.replace(f, fix=None) for f in kept]  # a fix that would not be written is not offered
 
     def restore(fixed: str) -> str | None:

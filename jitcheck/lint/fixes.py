@@ -318,7 +318,7 @@ def _verified(source: str, module: cst.Module, wrapper: MetadataWrapper | None, 
         new_module, new_wrapper, after = analyse(new)
     except Exception:
         return None
-    if new == source or not _compiles(new):
+    if new == source or not compiles(new):
         return None
     before = Counter(f.rule.code for f in findings)
     fixed = Counter(f.rule.code for f in chosen)
@@ -349,10 +349,10 @@ def parse_module(text: str) -> cst.Module:
 def writable(source: str, module: cst.Module) -> bool:
     """Whether a fix of ``source`` can be written: Python's compiler accepts it (libcst also reads newer
     syntax, and a late ``from __future__``) and libcst gives back its text byte for byte."""
-    return _compiles(source) and module.code == source
+    return compiles(source) and module.code == source
 
 
-def _compiles(text: str) -> bool:
+def compiles(text: str) -> bool:
     """True when Python's own compiler accepts ``text`` (stricter than libcst's parser)."""
     try:
         compile(text, "<jitcheck fix>", "exec", dont_inherit=True)
@@ -361,4 +361,4 @@ def _compiles(text: str) -> bool:
     return True
 
 
-__all__ = ["FixOutcome", "apply_fixes", "comments", "parse_module", "transform", "writable"]
+__all__ = ["FixOutcome", "apply_fixes", "comments", "compiles", "parse_module", "transform", "writable"]

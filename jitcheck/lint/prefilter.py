@@ -12,7 +12,7 @@ the full libcst analysis, which alone decides what is reported.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Union
 
 from jitcheck.lint import names
@@ -382,26 +382,32 @@ class _Judge:
                 return True
         return False
 
-    def possible(self) -> bool:
+    def positives(self) -> Iterator[ast.AST]:
+        """Every call or def where some rule could fire (the analysis decides), in no particular order."""
         for site in self.index.calls:
             call = site.node
             assert isinstance(call, ast.Call)
             last = _last(call.func)
             if last in self.hints.static_jitted and _spelled(call.func) is not None and self.static_call_bad(
                     call, (frozenset(range(len(call.args))), frozenset(k.arg for k in call.keywords if k.arg))):
-                return True  # a jitted function of another module: its static positions are the analysis's to read
-            if last in self.graph:
-                return True
-            if last in self.jit and self.is_jit(call.func) and self.jit_call(site):
-                return True
-            if call.args and self.is_jit(call.args[0]) and last in names.PARTIAL_TRIGGERS:
+                yield call  # a jitted function of another module: its static positions are the analysis's to read
+            elif last in self.graph:
+                yield call
+            elif last in self.jit and self.is_jit(call.func) and self.jit_call(site):
+                yield call
+            elif call.args and self.is_jit(call.args[0]) and last in names.PARTIAL_TRIGGERS:
                 spec = self.static_spec(call.keywords)
                 applied = site.parent
                 if spec is not None and isinstance(applied, ast.Call) and applied.func is call:
                     outer = self.sites.get(id(applied))
                     if outer is not None and self.applied_bad(outer, spec):
-                        return True
-        return any(self.decorated(site) for site in self.index.defs if site.node.decorator_list)  # type: ignore[attr-defined]
+                        yield call
+        for site in self.index.defs:
+            if site.node.decorator_list and self.decorated(site):  # type: ignore[attr-defined]
+                yield site.node
+
+    def possible(self) -> bool:
+        return next(self.positives(), None) is not None
 
 
 
@@ -413,20 +419,33 @@ def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: 
     with static arguments) that a call here may use. ``tree`` is ``ast.parse(source)``
     when the caller has it already (it is only read).
     """
+    judge = _judge(source, graph_constructors, jit_wrappers, hints, tree)
+    return judge is True or (judge is not None and judge.possible())
+
+
+def positive_sites(source: str, tree: ast.Module, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = (),
+                   hints: Hints | None = None) -> list[ast.AST]:
+    """Every call or def of ``tree`` where a rule could fire; empty when none could (then :func:`possible` is False)."""
+    judge = _judge(source, graph_constructors, jit_wrappers, hints, tree)
+    return list(judge.positives()) if isinstance(judge, _Judge) else []
+
+
+def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterable[str], hints: Hints | None,
+           tree: ast.Module | None) -> _Judge | bool | None:
+    """The judge of ``source``; None when no rule can fire by spelling alone, True when Python cannot parse it."""
     jit_names = names.last_names((*names.JIT_WRAPPERS, *jit_wrappers, *(a for a, _ in (hints.jit_aliases if hints else ()))))
     if "chex" in source:
         jit_names |= frozenset(names.METHOD_WRAPPERS)
     graph_names = names.last_names((*names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS, *graph_constructors))
     imported_jitted = hints is not None and any(name in source for name in hints.static_jitted)
     if not imported_jitted and not any(name in source for name in (*jit_names, *graph_names)):
-        return False
+        return None
     aliases = {m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in jit_names | graph_names}
     if tree is None:
         tree = python_tree(source)
         if tree is None:
             return True  # let libcst decide, and report
-    judge = _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints)
-    return judge.possible()
+    return _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints)
 
 
-__all__ = ["possible"]
+__all__ = ["positive_sites", "possible"]

@@ -151,9 +151,18 @@ def assert_prefilter_conservative(source: str) -> None:
     assert filtered == full
 
 
+def assert_pruning_keeps_findings(source: str) -> None:
+    """A check that parses only the regions findings can depend on finds what the whole module's check finds."""
+    from jitcheck.lint.check import check_text
+    from jitcheck.lint.settings import Settings
+
+    assert check_text(source, "m.py", Settings()).findings == check_text(source, "m.py", Settings(), prune=False).findings
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
 def test_composed_jax_modules_fix_soundly(source: str) -> None:
     compile(source, "generated.py", "exec")
     assert_prefilter_conservative(source)
+    assert_pruning_keeps_findings(source)
     assert_sound(source)
