@@ -39,20 +39,13 @@ class Analyst:
         self._queued: dict[str, Work] = {}
         self._draining: asyncio.Task[None] | None = None
         self._thread: threading.Thread | None = None
-        self.idle = asyncio.Event()
-        """Set while nothing is queued or running (for tests and benchmarks that wait for quiet)."""
-        self.idle.set()
 
     def submit(self, key: str, work: Work) -> None:
         """Queue ``work`` for ``key``, replacing the one queued for it (a stale judgement never starts)."""
         self._queued.pop(key, None)
         self._queued[key] = work
-        self.idle.clear()
         if self._draining is None or self._draining.done():
             self._draining = asyncio.get_running_loop().create_task(self._drain())
-
-    def queued(self, key: str) -> bool:
-        return key in self._queued
 
     async def call(self, function: Callable[[], T]) -> T:
         """``function()`` run in the analysis thread (after what it is running now), its result on the loop."""
@@ -73,7 +66,6 @@ class Analyst:
                 continue
             if then is not None:
                 then()
-        self.idle.set()
 
     def _start(self) -> None:
         if self._thread is not None:
