@@ -1,6 +1,6 @@
 """The recompile recorder on a planted test suite, run through real pytest: every site right, counts equal to jax's own.
 
-The planted suite (tests/debug/planted, named so that the main run does not collect it) holds one site per kind of avoidable
+The planted suite (tests/debug/planted, its files named so that the main run does not collect them) holds one site per kind of avoidable
 recompile (a bound method in a loop, a partial per call, a lambda static argument, a
 closure baking a constant, an equinox wrapper per call, a pmap per call, a
 StatefulFunction per call, a JitGraph whose setting is only a constant, a helper that
@@ -26,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = Path(__file__).resolve().parent / "planted"
-SUITE = {"planted_test.py": "test_planted.py", "planted_conftest.py": "conftest.py", "planted_counts.py": "planted_counts.py"}
+SUITE = {"planted_suite.py": "test_planted.py", "planted_conftest.py": "conftest.py", "planted_counts.py": "planted_counts.py"}
 """The planted suite's files and the names they run under (copied into a temporary folder)."""
 
 # function -> (compiles, avoidable compiles, nested traces, cause, rule)
@@ -64,7 +64,7 @@ LINES = {"_call_graph": "graph_scale"}
 
 def _planted_lines() -> dict[str, int]:
     """Each planted site's line, from its ``# SITE name`` comment."""
-    lines = (PLANTED / "planted_test.py").read_text().splitlines()
+    lines = (PLANTED / "planted_suite.py").read_text().splitlines()
     return {m.group(1): i for i, text in enumerate(lines, 1) if (m := re.search(r"# SITE (\w+)", text))}
 
 
@@ -256,16 +256,21 @@ for _ in range(2):
 
 for n in (2, 3, 2):
     jax.jit(lambda x: x * 4.0)(jnp.ones(n))
+
+for _ in range(3):  # eager: jax jits the cond itself, with new branch functions each time
+    jax.lax.cond(True, lambda v: v + 1.0, lambda v: v - 1.0, jnp.ones(2))
 """
 
 
-def test_a_cleared_cache_is_other_and_a_forgotten_program_is_still_avoidable(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+def test_a_cleared_cache_is_other_a_forgotten_program_is_still_avoidable_and_jaxs_own_are_counted(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
     records, _ = _run_script(tmp_path, subprocess_env, EDGES)
     sites = {s["function"]: s for s in records["sites"] if not s["internal"]}
     cleared = sites["cleared"]
     assert (cleared["compiles"], cleared["avoidable_compiles"], cleared["cause"], cleared["rule"]) == (2, 1, "other", None)
     lam = sites["<lambda>"]  # shapes 2, 3, 2: the third compile repeats the first, whose subject was let go
     assert (lam["compiles"], lam["distinct_programs"], lam["avoidable_compiles"], lam["cause"], lam["rule"]) == (3, 2, 1, "callable", "JC104")
+    (cond,) = [s for s in records["sites"] if s["internal"] and s["function"] == "cond"]
+    assert (cond["compiles"], cond["avoidable_compiles"], cond["line"]) == (3, 2, 18)  # at the line that called it
     assert records["totals"]["unattributed_compiles"] == 0 and records["totals"]["recorder_errors"] == 0
 
 
