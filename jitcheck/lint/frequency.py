@@ -259,7 +259,7 @@ class Frequency(Resolver):
                 sites = [site for site in self.callers(built.function, built) if self.product_used(site)]
                 return len(sites) >= 2 or any(s.context.in_loop for s in sites) or (
                     len(sites) == 1 and self.repeated(sites[0].context))
-            return self.repeated(built, functions_are_api=False)
+            return self.repeated(built)  # a public driver: reported, on the guess that users call it again (preview)
         return True
 
     def returns_closure(self, function: cst.FunctionDef) -> bool:

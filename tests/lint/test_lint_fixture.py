@@ -44,6 +44,10 @@ FINDINGS = {
 }
 """Every true positive in the fixture; every other line there is a look-alike that must stay quiet."""
 
+DRIVER_GUESSES = {("gradients.py", 54, "JC701"), ("train.py", 58, "JC104")}
+"""Public drivers that build their wrapper once and loop over it (``good_gradients``, ``fit``): one compile per call,
+a bug only if users call them again, which their callers would show. ``--preview`` reports them on that guess."""
+
 AFTER_FIX = {
     ("data.py", 45, "JC101"),
     ("data.py", 60, "JC202"),
@@ -58,6 +62,8 @@ AFTER_FIX = {
     ("train.py", 70, "JC105"),
     ("train.py", 81, "JC201"),
     ("train.py", 107, "JC202"),
+    ("gradients.py", 54, "JC701"),
+    ("train.py", 63, "JC104"),  # the guesses: no fix (the lambda reads `lr`)
 }
 """What --fix leaves (the safe fixes added imports, so later lines moved down)."""
 AFTER_UNSAFE_FIX = AFTER_FIX - {
@@ -76,7 +82,7 @@ def findings(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> set
 
 def test_exact_findings(capsys: pytest.CaptureFixture[str]) -> None:
     found = findings(PROJECT, capsys)
-    assert found == FINDINGS
+    assert found == FINDINGS | DRIVER_GUESSES
     assert {code for _, _, code in found} >= {
         "JC101", "JC102", "JC103", "JC104", "JC105", "JC201", "JC202", "JC203", "JC204", "JC701", "JC702"
     }
@@ -104,7 +110,7 @@ def test_the_default_selection_reports_only_what_the_code_shows(capsys: pytest.C
 
 def test_gitignored_and_per_file_ignored_files_are_quiet(capsys: pytest.CaptureFixture[str]) -> None:
     found = findings(PROJECT, capsys, "--no-respect-gitignore")
-    assert found - FINDINGS == {("generated/ignored.py", 10, "JC104")}
+    assert found - FINDINGS - DRIVER_GUESSES == {("generated/ignored.py", 10, "JC104")}
     script = PROJECT / "scripts" / "demo.py"
     capsys.readouterr()
     assert main([str(script), "--no-cache", "--select", "JC104", "-q"]) == 0  # per-file-ignores: scripts/* = JC104

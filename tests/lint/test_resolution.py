@@ -345,8 +345,11 @@ def test_a_comprehensions_first_iterable_is_evaluated_once_not_per_item() -> Non
         return sum(f(x) for x in xs)
     """
     # `f(shape, idx)` runs once per call of a public function: nothing amortises the build. `f(x)` runs per item:
-    # the build is amortised over the items, as a driver's over its loop.
-    assert codes(source) == [(5, "JC105")]
+    # the build is amortised over the items, as a driver's over its loop, so only a guess that users call `total`
+    # again reports it (both rest on that guess about a public function: preview).
+    found = check_source(textwrap.dedent(source), "m.py")
+    assert [(f.line, f.code, f.evidence.confidence) for f in found] == [(5, "JC105", "low"), (10, "JC105", "low")]
+    assert "on every call of `total`, public API" in found[1].message
 
 
 def test_base_class_self_calls_reach_the_override() -> None:
@@ -593,3 +596,29 @@ def test_a_modules_dependencies_are_what_its_imports_reach_and_follow_a_new_modu
     assert index.dependencies("app") == {"app", "pkg", "pkg.env", "pkg.util", "pkg.extra"}
     changed = index.dependency_keys()
     assert changed["app"] != keys["app"] and changed["pkg.env"] != keys["pkg.env"]
+
+
+def test_a_public_driver_is_a_preview_finding_on_the_guess_that_users_call_it_again() -> None:
+    """A public module-level function of a library that builds its wrapper once and loops over it (``romb``,
+    ``run_sgd``): each call compiles again if users call it again, which only its callers show. The default
+    selection stays quiet; ``--preview`` reports it at low confidence, the guess named."""
+    from jitcheck.lint.check import Settings, check_text
+
+    source = textwrap.dedent("""\
+        import jax
+        def fit(loss, params, batches):
+            step = jax.jit(jax.value_and_grad(loss))
+            for batch in batches:
+                value, grads = step(params, batch)
+                params = params - grads
+            return params
+        def _private_fit(loss, params, batches):
+            step = jax.jit(jax.value_and_grad(loss))
+            for batch in batches:
+                value, grads = step(params, batch)
+            return params
+        """)
+    found = check_text(source, "lib/fit.py", Settings(preview=True)).findings
+    assert [(f.line, f.code, f.evidence.confidence) for f in found] == [(3, "JC701", "low")]  # not in the default selection
+    preview = found
+    assert "public API" in preview[0].message and any("`fit`" in what for what in preview[0].evidence.unproven)
