@@ -250,9 +250,9 @@ def _unflatten(keys: tuple[Any, ...], values: Iterable[Any]) -> OrderedMap[Any, 
 
 
 _new_map = object.__new__
-_set_items = OrderedMap._items.__set__  # type: ignore[attr-defined]
-_set_index = OrderedMap._index.__set__  # type: ignore[attr-defined]
-_set_hash = OrderedMap._hash.__set__  # type: ignore[attr-defined]
+_set_items: Any = OrderedMap.__dict__["_items"].__set__  # the slots' own setters (no __setattr__ call)
+_set_index: Any = OrderedMap.__dict__["_index"].__set__
+_set_hash: Any = OrderedMap.__dict__["_hash"].__set__
 
 
 jax.tree_util.register_pytree_with_keys(OrderedMap, _flatten_with_keys, _unflatten, _flatten)
