@@ -65,7 +65,7 @@ PLANS: dict[str, Plan] = {
     "numpyro": Plan(("numpyro",), ("pytest", "scipy")),
     "tinygp": Plan(("tinygp",), ("pytest",)),
     "dynamax": Plan(("dynamax",), ("pytest", "scikit-learn")),
-    "gpjax": Plan(("gpjax",), ("pytest",)),
+    "gpjax": Plan(("gpjax",), ("pytest", "networkx")),
     "flowjax": Plan(("flowjax",), ("pytest", "beartype", "numpyro")),
     "quax": Plan(("quax",), ("pytest", "pytest-benchmark")),
     "dm-pix": Plan(("dm_pix",), ("absl-py", "pytest", "scipy"),
@@ -78,6 +78,10 @@ PLANS: dict[str, Plan] = {
     "flax": Plan(("flax",), ("absl-py", "pytest", "einops", "jaxtyping", "ml-collections")),
     "jaxns": Plan(("jaxns",), ("pytest", "scikit-learn", "networkx", "psutil", "cloudpickle")),
     "equinox": Plan(("equinox",), ("pytest", "beartype", "optax")),
+    "rejax": Plan(("rejax",), ("pytest",), skip=tuple(
+        (f"tests/test_compat_{env}.py", f"needs the {env} environments (rejax[compat]: heavy simulators), not installed")
+        for env in ("brax", "craftax", "gymnasium", "jumanji", "kinetix", "navix"))),
+    "brainpy": Plan(("brainpy",), ("absl-py", "pytest")),
 }
 
 
@@ -196,7 +200,7 @@ def run_file(venv: Path, root: Path, relative: str, out: Path, timeout: float, f
             # Ctrl-C: pytest ends the session, and the recorder still writes what it saw so far
             process.send_signal(signal.SIGINT)
             try:
-                process.wait(timeout=120)
+                process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
@@ -322,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{name} {version}: skipped: {why}", flush=True)
                     continue
             files, skipped = chosen_files(root, [h for h in hand if h.library == name], plan)
+            if not files:
+                entry["skipped"] = "its sdist holds no test file to run (nothing left after the skips)"
             skipped_files = entry["skipped_files"] = dict(skipped)
             ran: dict[str, object] = {}
             spent = 0.0
