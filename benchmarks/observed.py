@@ -212,6 +212,15 @@ def installed_packages(venv: Path, plan: Plan) -> dict[str, Path]:
     """Where the venv imports each of the library's packages from (run outside the sdist, so the installed copy)."""
     found = {}
     for package in plan.packages:
+        # the venv's own site-packages, then the base's (a .pth file names it): no interpreter to start
+        folders = [site_packages(venv)]
+        pth = site_packages(venv) / "_observed_base.pth"
+        if pth.is_file():
+            folders += [Path(line) for line in pth.read_text().split()]
+        where = next((folder / package for folder in folders if (folder / package / "__init__.py").is_file()), None)
+        if where is not None:
+            found[package] = where
+            continue
         done = subprocess.run([str(venv / "bin" / "python"), "-c", f"import os, {package}; print(os.path.dirname({package}.__file__))"],
                               capture_output=True, text=True, cwd=tempfile.gettempdir(), env=dict(os.environ, JAX_PLATFORMS="cpu"), timeout=600)
         if done.returncode == 0 and done.stdout.strip():
