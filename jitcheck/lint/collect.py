@@ -138,6 +138,8 @@ class Collector(cst.CSTVisitor):
         self.decorated: list[tuple[cst.FunctionDef, cst.Decorator, Context]] = []
         self.passed: dict[cst.CSTNode, CallSite] = {}
         """Names handed to a call as an argument (``minimize(f, ...)``), with that call: a use of ``f``."""
+        self.handed_to: dict[cst.Arg, cst.Call] = {}
+        """For an argument that is itself a call (``make_jaxpr(jax.jit(f))``): the call it is handed to."""
         self.applied_parent: dict[cst.Call, cst.CSTNode | None] = {}
         """For a call whose callee is itself a call (``partial(jax.jit, ...)(f)``): what holds it."""
         self.annotations: dict[cst.CSTNode, cst.BaseExpression] = {}
@@ -360,6 +362,9 @@ class Collector(cst.CSTVisitor):
         func = node.func
         if isinstance(func, cst.Call):
             self.applied_parent[node] = self.stack[-2] if len(self.stack) > 1 else None
+        for arg in node.args:
+            if isinstance(arg.value, cst.Call):
+                self.handed_to[arg] = node
         if not (isinstance(func, cst.Attribute) and func.attr.value in _STORING) and not (
                 isinstance(func, cst.Name) and func.value in _STORING):
             for arg in node.args:

@@ -207,6 +207,9 @@ class Frequency(Resolver):
         if isinstance(parent, cst.Attribute) and parent.value is wrapper_call:
             return parent.attr.value in wrapper.tracing_methods
         if isinstance(parent, cst.Arg):
+            outer = self.c.handed_to.get(parent)
+            if outer is not None and self.qnames(outer.func) & names.NO_COMPILE_CALLS:
+                return False  # only traced (make_jaxpr, eval_shape): it compiles nothing
             return not self.runs_once(context) and context.function is not None
         if isinstance(parent, (cst.Assign, cst.AnnAssign)):
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]

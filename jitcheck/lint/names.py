@@ -119,6 +119,9 @@ TRACING_CALLS: Final = frozenset({
 """Calls that trace the functions handed to them (a ``lax.scan`` body, ``jax.make_jaxpr``'s function) and never run
 them as Python on their own: with the jit wrappers and :data:`TRANSFORMATIONS`, code reached only from there runs
 only while an outer trace is made, and a jit inside it is inlined into that trace."""
+NO_COMPILE_CALLS: Final = frozenset({"jax.make_jaxpr", "jax.eval_shape", "equinox.filter_eval_shape",
+                                     "equinox.filter_make_jaxpr"})
+"""Calls that trace what they are handed and never compile it: a jit handed to them compiles nothing."""
 TRACING_LIBRARIES: Final = ("optimistix.", "jaxopt.", "diffrax.", "lineax.", "blackjax.")
 """Libraries whose solvers jit the objective, vector field or operator they are handed."""
 
@@ -225,6 +228,7 @@ __all__ = [
     "OWN_CACHE_TRIGGERS",
     "PARTIAL_TRIGGERS",
     "STATEFUL_FUNCTIONS",
+    "NO_COMPILE_CALLS",
     "TRACING_CALLS",
     "TRACING_LIBRARIES",
     "TRANSFORMATIONS",

@@ -204,3 +204,13 @@ def test_a_loop_calling_the_wrapper_on_differently_built_arguments_compiles_each
         """
     assert check(body) == []
     assert shown(body.replace("(jnp.array(1.0), jnp.ones((2,)), jnp.ones((2, 2)))", "range(3)")) == [(5, "JC105")]
+
+
+def test_a_jit_handed_to_make_jaxpr_is_only_traced() -> None:
+    body = """\
+        def inspect(x):
+            for _ in range(3):
+                jax.make_jaxpr(jax.jit(lambda v: v + 1.0))(x)
+        """
+    assert check(body) == []
+    assert shown(body.replace("jax.make_jaxpr(", "jax.vmap(")) == [(3, "JC104")]
