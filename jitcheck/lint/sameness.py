@@ -73,8 +73,10 @@ class Sameness(Repetition):
             return self.same_code(evidence, fun)
         params = {p for p in self.def_params(function) if p != context.self_name} | {
             p.name.value for p in function.params.kwonly_params}
-        changing = params | self.derived(function, params)
+        derived = self.derived(function, params)
+        changing = params | set(derived)
         used = sorted(read & changing)
+        sources = sorted({p for name in used for p in ({name} if name in params else derived[name])})
         sites = runs_of(self.callers(function, context))
         configured = sorted({name for site in sites if site.context.in_loop for name in _attributes_set(site.context.loop)})
         if configured:
@@ -92,8 +94,7 @@ class Sameness(Repetition):
                 "arguments")), confidence="low")
         if not used:
             return self.same_code(evidence, fun, why="it reads none of its function's parameters")
-        passed = {name: [self.argument_text(site, function, context, name) for site in sites]
-                  for name in used if name in params}
+        passed = {name: [self.argument_text(site, function, context, name) for site in sites] for name in sources}
         if not sites or not passed:
             return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
                 f"that each call builds the same program: it reads {_names(used)}, which callers may vary")),
@@ -200,7 +201,8 @@ class Sameness(Repetition):
             if not items:
                 return "unknown"
             if all(_number(item) for item in items):
-                return "numbers"
+                # Floats are values; a literal list of integers is as often sizes (other shapes, other programs).
+                return "numbers" if any(_float(item) for item in items) else "unknown"
             shapes = {_NUMBER.sub("#", " ".join(self.module.code_for_node(item).split())) for item in items}
             if len(shapes) == 1 and not any(isinstance(item, (cst.SimpleString, cst.ConcatenatedString, cst.Name,
                                                                   cst.Attribute, cst.Lambda)) for item in items):
@@ -212,15 +214,16 @@ class Sameness(Repetition):
                 return self.items_kind(found[0], depth + 1)
         return "unknown"
 
-    def derived(self, function: cst.FunctionDef, params: set[str]) -> set[str]:
-        """Local names of ``function`` assigned from expressions that read one of ``params`` (one level)."""
-        found: set[str] = set()
+    def derived(self, function: cst.FunctionDef, params: set[str]) -> dict[str, set[str]]:
+        """Local names of ``function`` assigned from expressions that read some of ``params`` (one level), with
+        the parameters each reads."""
+        found: dict[str, set[str]] = {}
         for target, (value, where) in self.c.assigned.items():
             if where.function is function and isinstance(target, cst.Name):
                 reader = _Reader()
                 value.visit(reader)
                 if reader.names & params:
-                    found.add(target.value)
+                    found.setdefault(target.value, set()).update(reader.names & params)
         return found
 
     def call_shape(self, site: CallSite) -> str:
@@ -339,6 +342,11 @@ def _attributes_set(loop: cst.CSTNode | None) -> set[str]:
 
     body.visit(_Setters())
     return found
+
+
+def _float(node: cst.BaseExpression) -> bool:
+    inner = node.expression if isinstance(node, cst.UnaryOperation) else node
+    return isinstance(inner, cst.Float)
 
 
 def _number(node: cst.BaseExpression) -> bool:

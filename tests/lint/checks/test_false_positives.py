@@ -214,3 +214,18 @@ def test_a_jit_handed_to_make_jaxpr_is_only_traced() -> None:
         """
     assert check(body) == []
     assert shown(body.replace("jax.make_jaxpr(", "jax.vmap(")) == [(3, "JC104")]
+
+
+def test_a_literal_list_of_integers_may_be_sizes_and_rests_on_a_guess() -> None:
+    # `for n in [200, 500]` is as often a problem size (another shape, another program) as a value.
+    body = """\
+        def _bench(n):
+            data = jnp.ones(n)
+            return jax.jit(lambda m: m * data.sum())(1.0)
+
+        def sweep():
+            for n in [200, 500, 1000]:
+                _bench(n)
+        """
+    assert check(body) == [(3, "JC104")] and shown(body) == []
+    assert shown(body.replace("[200, 500, 1000]", "[0.5, 1.0, 2.0]")) == [(3, "JC104")]
