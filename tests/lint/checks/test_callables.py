@@ -247,13 +247,6 @@ TRUE_NEGATIVES = {
             for i in range(5):
                 jax.jit(train_step)(i)
         """,
-    "a public driver builds once and runs its loop: the compile is amortised over the run": """\
-        def fit(params, batches, lr):
-            step = jax.jit(lambda p, b: p - lr * b)
-            for b in batches:
-                params = step(params, b)
-            return params
-        """,
     "constructor-time jit of a bound method": """\
         class Model:
             def __init__(self):

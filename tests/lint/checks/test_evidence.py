@@ -166,3 +166,16 @@ def test_the_message_keeps_no_line_numbers_the_evidence_has_them() -> None:
     (after,) = check_source(moved, "m.py")
     assert before.message == after.message
     assert (before.evidence.again[0].line, after.evidence.again[0].line) == (5, 8)
+
+
+def test_a_public_driver_that_builds_once_and_loops_is_only_a_preview_guess() -> None:
+    # The compile is amortised over the loop: only a user calling `fit` again would compile again (a guess).
+    body = """\
+        def fit(params, batches, lr):
+            step = jax.jit(lambda p, b: p - lr * b)
+            for b in batches:
+                params = step(params, b)
+            return params
+        """
+    assert check(body) == [(2, "JC104")]
+    assert shown(body) == []
