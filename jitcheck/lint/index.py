@@ -292,7 +292,7 @@ def summarize_tree(tree: ast.Module) -> Summary:
                 # `apply = jax.jit(_apply, static_argnums=1)`: the parameters of `_apply` when it is defined above
                 functions[node.targets[0].id] = {"params": params, "jit": spec or {"nums": [], "names": []}, "stable": True}
     summary: Summary = {"imports": imports, "classes": classes, "functions": functions}
-    looped = _loop_calls(tree, imports)
+    looped = loop_calls(tree, imports)
     if looped:
         summary["loop_calls"] = looped
     if stars:
@@ -308,7 +308,7 @@ _EXTERNAL = ("jax", "numpy", "jnp", "np", "scipy", "functools", "itertools", "os
              "collections", "optax", "flax", "equinox", "chex", "haiku", "torch", "tensorflow", "pytest", "absl", "unittest")
 
 
-def _loop_calls(tree: ast.Module, imports: Mapping[str, str]) -> list[str]:
+def loop_calls(tree: ast.Module, imports: Mapping[str, str]) -> list[str]:
     """The imported functions this module calls in a loop (``for T in temps: util.fit(T)``), spelled through its
     imports (``.util.fit``): another module's evidence that they run again and again. Names from well-known
     packages are left out (they are not the run's). Statements are walked, and expressions only inside loops

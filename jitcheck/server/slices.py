@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from jitcheck.lint import names
 from jitcheck.lint.check import check_text
 from jitcheck.lint.findings import Finding
+from jitcheck.lint.fixes import compiles
 from jitcheck.lint.index import ProjectIndex
 from jitcheck.lint.settings import Settings
 from jitcheck.server.statements import Statement, statements
@@ -183,6 +184,9 @@ class SlicedChecker:
                 results.extend(_placed(stored, members, path))
                 self.judged_parts += 1
         results.sort(key=lambda f: (f.line, f.column, f.code))
+        if any(f.fix is not None for f in results) and not compiles(text):
+            # a fix is offered only for a file Python compiles (a late `from __future__`): a whole-file fact no part sees
+            results = [dataclasses.replace(f, fix=None, fix_message="", edits=()) for f in results]
         return tuple(results)
 
     def _whole(self, text: str, path: str, settings: Settings) -> tuple[Finding, ...]:

@@ -126,10 +126,19 @@ class Summaries:
                 if len(self._pieces) > 50_000:
                     self._pieces.clear()
             for part, entries in piece.items():
+                if part == "loop_calls":
+                    continue  # spelled through the whole module's imports: made below, not per statement
                 if isinstance(entries, dict):
                     joined.setdefault(part, {}).update(entries)  # a later binding of a name wins
                 else:
                     joined.setdefault(part, []).extend(entries)  # star imports, in order
+        if any("jit" in entry and entry.get("params") is None for entry in joined["functions"].values()):
+            # `apply = jax.jit(_apply, ...)` takes `_apply`'s parameters from another statement: summarized whole
+            return lint_index.summarize(text) if tree is None else lint_index.summarize_tree(tree)
+        looped = lint_index.loop_calls(ast.Module(body=[s.node for s in found if s.node is not None], type_ignores=[]),
+                                       joined["imports"])
+        if looped:
+            joined["loop_calls"] = looped
         return joined
 
     def remove(self, path: Path) -> None:
