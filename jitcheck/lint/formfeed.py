@@ -74,8 +74,8 @@ def strip(text: str) -> FormFeeds | None:
         return None
     for row in removed:
         line = lines[row - 1]
-        indent = len(line) - len(line.lstrip(" \t\x0c"))
-        lines[row - 1] = line[:indent].replace("\x0c", "") + line[indent:]
+        width = len(line) - len(line.lstrip(" \t\x0c"))
+        lines[row - 1] = line[:width].replace("\x0c", "") + line[width:]
     return FormFeeds("".join(lines), removed)
 
 

@@ -420,7 +420,7 @@ def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: 
     when the caller has it already (it is only read).
     """
     judge = _judge(source, graph_constructors, jit_wrappers, hints, tree)
-    return judge is True or (judge is not None and judge.possible())
+    return judge is True or (isinstance(judge, _Judge) and judge.possible())
 
 
 def positive_sites(source: str, tree: ast.Module, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = (),

@@ -73,7 +73,7 @@ class Resolver:
         spelled = cst.helpers.get_full_name_for_node(node)
         if not spelled:
             return set()
-        head = node
+        head: cst.BaseExpression = node
         while isinstance(head, cst.Attribute):
             head = head.value
         if not isinstance(head, cst.Name) or self.referents(head):

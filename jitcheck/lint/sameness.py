@@ -28,6 +28,11 @@ _DATA_ITERABLES = frozenset({"range", "numpy.arange", "numpy.linspace", "numpy.l
 class Sameness(Repetition):
     """Says why the callables a site rebuilds are the same computation, or that a value cannot be hashed."""
 
+    @staticmethod
+    def def_params(function: cst.FunctionDef) -> tuple[str, ...]:
+        """The names of a function's positional parameters, in order."""
+        return tuple(p.name.value for p in (*function.params.posonly_params, *function.params.params))
+
     def same_code(self, evidence: Evidence, built: cst.CSTNode, what: str = "the jitted callable", why: str = "") -> Evidence:
         """``evidence`` with the reason each run is the same computation: ``what`` (built at ``built``) is
         made from the same code every time, and ``why`` nothing it reads changes."""
@@ -101,14 +106,14 @@ class Sameness(Repetition):
                 confidence="low")
         looping = [site for site in sites if site.context.in_loop and site.context.loop is not None]
         if len(sites) == 1 and looping:
-            loop = looping[0].context.loop
-            assert loop is not None
-            outer_changing = self.loop_names(loop, looping[0].context)
-            arguments = [a for texts in passed.values() for a in texts if a is not None]
+            caller_loop = looping[0].context.loop
+            assert caller_loop is not None
+            outer_changing = self.loop_names(caller_loop, looping[0].context)
+            argument_texts = [a for texts in passed.values() for a in texts if a is not None]
             if not any(set(a.replace("(", " ").replace(")", " ").replace(",", " ").replace(".", " ").split())
-                       & outer_changing for a in arguments):
+                       & outer_changing for a in argument_texts):
                 return self.same_code(evidence, fun, why="the arguments it reads do not change in the caller's loop")
-            return self.judged(evidence, fun, self.items_kind(self.loop_iterable(loop)), used, "call")
+            return self.judged(evidence, fun, self.items_kind(self.loop_iterable(caller_loop)), used, "call")
         if all(len(set(texts)) == 1 and None not in texts for texts in passed.values()):
             return self.same_code(evidence, fun, why="every call site passes the same arguments")
         return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
@@ -144,12 +149,14 @@ class Sameness(Repetition):
                 node.body.visit(assigned)
                 own |= assigned.names
         if isinstance(node, cst.Name):
-            bound = self.c.assigned.get(self.definition_of(node)) if self.definition_of(node) is not None else None
+            definition = self.definition_of(node)
+            bound = self.c.assigned.get(definition) if definition is not None else None
             if bound is not None:
                 target = bound[0]
             ref = self.single_referent(node)
-            if isinstance(getattr(ref, "node", None), cst.FunctionDef):
-                return self.names_read(ref.node)  # type: ignore[union-attr]
+            referent = getattr(ref, "node", None)
+            if isinstance(referent, cst.FunctionDef):
+                return self.names_read(referent)
         target.visit(reader)
         return reader.names - own
 
@@ -241,7 +248,7 @@ class Sameness(Repetition):
         cached = getattr(self, "_module_names", None)
         if cached is None:
             scope = self.scopes.get(self.module)
-            cached = {a.name for a in scope.assignments} if scope is not None else set()  # type: ignore[attr-defined]
+            cached = {a.name for a in scope.assignments} if scope is not None else set()
             self._module_names = cached
         return cached
 

@@ -108,6 +108,3 @@ class Checker(Sameness):
         self.report(problem.node if problem.node is not None else expr, problem.rule, problem.fields, problem.plan, problem.note,
                     problem.jitted, joined)
 
-    @staticmethod
-    def def_params(function: cst.FunctionDef) -> tuple[str, ...]:
-        return tuple(p.name.value for p in (*function.params.posonly_params, *function.params.params))
