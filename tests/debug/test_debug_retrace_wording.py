@@ -7,7 +7,7 @@ produced by real jax retraces, and the report's text must contain it word for wo
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import jax
@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import pytest
 
 from jitcheck.core import JitGraph, NestingGraph, NodeDefinition, OrderedMap
-from jitcheck.debug import mode, records, retrace_reports, watch
+from jitcheck.debug import retrace_reports, watch
 from jitcheck.debug.retrace import TRACKER
 from jitcheck.stateful import State, StatefulFunction
 
@@ -28,21 +28,6 @@ def promised_sentences() -> set[str]:
     flowing = re.sub(r"\s*\n\s*", " ", section)  # a quote may wrap across lines of the page
     opening = r'(?:(?<=\s)|(?<=\())"'  # a quote opens after a space or a parenthesis, never after a word
     return set(re.findall(opening + r'(`[^"]{1,100}?)"', flowing)) | set(re.findall(opening + r'(the wrapper [^"]{1,100}?)"', flowing))
-
-
-@pytest.fixture
-def recorded() -> Iterator[None]:
-    """Debug mode on with retraces recorded, jax's caches and the watch's counts fresh; off again afterwards."""
-    jax.clear_caches()
-    records.clear_records()
-    TRACKER.reset()
-    mode.enable(on_retrace="record", max_traces=1)
-    try:
-        yield
-    finally:
-        mode.disable()
-        TRACKER.reset()
-        records.clear_records()
 
 
 def add_one(x: jax.Array) -> jax.Array:
@@ -114,7 +99,7 @@ def test_every_sentence_the_page_promises_has_a_scenario_here() -> None:
     assert promised_sentences() == set(SCENARIOS)
 
 
-@pytest.mark.usefixtures("recorded")
+@pytest.mark.usefixtures("fresh_tracker", "debug_mode")
 @pytest.mark.parametrize("sentence", list(SCENARIOS))
 def test_a_real_retrace_prints_the_promised_sentence(sentence: str) -> None:
     texts = SCENARIOS[sentence]()
@@ -123,7 +108,7 @@ def test_a_real_retrace_prints_the_promised_sentence(sentence: str) -> None:
     assert "JC503" in texts[0]
 
 
-@pytest.mark.usefixtures("recorded")
+@pytest.mark.usefixtures("fresh_tracker", "debug_mode")
 def test_the_function_itself_names_its_rule() -> None:
     """The page: a closure built anew is JC105, a lambda JC104, a bound method JC101, a tree_util.Partial JC103."""
 
