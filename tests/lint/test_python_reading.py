@@ -82,6 +82,15 @@ ENCODINGS = [
 ]
 
 
+def _the_lambda_found_and_fixed(capsys: pytest.CaptureFixture[str], path: Path, data: bytes) -> bytes:
+    """Write ``data`` to ``path``, assert its one finding is JC104 at the lambda, fix it, and return the file's new bytes."""
+    path.write_bytes(data)
+    _, rows = run_json(capsys, str(path))
+    assert [(r["code"], r["location"]["row"], r["location"]["column"]) for r in rows] == [("JC104", *lambda_position(data))]
+    assert "1 fixed" in fix(capsys, str(path))
+    return path.read_bytes()
+
+
 @pytest.mark.parametrize(("codec", "bom", "cookie_line", "text"), ENCODINGS, ids=[f"{c}-{bool(b)}-{n}" for c, b, n, _ in ENCODINGS])
 def test_a_fix_keeps_every_string_and_the_encoding(tmp_path: Path, capsys: pytest.CaptureFixture[str], codec: str, bom: bytes,
                                                      cookie_line: int | None, text: str) -> None:
@@ -91,11 +100,7 @@ def test_a_fix_keeps_every_string_and_the_encoding(tmp_path: Path, capsys: pytes
     source = "".join(header) + f"import jax\nS = {text!r}\n\n" + LOOP.replace("jax.jit(", f"T = {text!r}; jax.jit(")
     data = bom + source.encode(codec)
     path = tmp_path / "m.py"
-    path.write_bytes(data)
-    _, rows = run_json(capsys, str(path))
-    assert [(r["code"], r["location"]["row"], r["location"]["column"]) for r in rows] == [("JC104", *lambda_position(data))]
-    assert "1 fixed" in fix(capsys, str(path))
-    now = path.read_bytes()
+    now = _the_lambda_found_and_fixed(capsys, path, data)
     assert now != data and now.startswith(bom)
     assert strings(now) == strings(data)  # not one character of a string changed
     assert _codec(now) == _codec(data)
@@ -135,11 +140,7 @@ def test_lines_are_counted_as_python_counts_them(tmp_path: Path, capsys: pytest.
 def test_a_form_feed_before_an_indented_block_is_python(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = b"import jax\n\x0cS = 1\n\ndef run():\n\x0c    for i in range(3):\n        jax.jit(lambda x: x + 1)(i)\n"
     path = tmp_path / "m.py"
-    path.write_bytes(data)
-    _, rows = run_json(capsys, str(path))
-    assert [(r["code"], r["location"]["row"], r["location"]["column"]) for r in rows] == [("JC104", *lambda_position(data))]
-    assert "1 fixed" in fix(capsys, str(path))
-    now = path.read_bytes()
+    now = _the_lambda_found_and_fixed(capsys, path, data)
     assert b"\x0cS = 1\n" in now and b"\x0c    for i in range(3):\n" in now and b"lambda x" not in now
     compile(now, "m.py", "exec", dont_inherit=True)
     # A form feed on the rewritten line itself keeps its place.
