@@ -8,6 +8,7 @@ it would otherwise report success on a bad label.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import sysconfig
@@ -41,6 +42,11 @@ follow_imports = "skip"
 """
 
 
+def _own_paths() -> dict[str, str]:
+    """This environment without PYTHONPATH: the venv must find jitcheck only through what was installed into it."""
+    return {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+
+
 def _venv(tmp_path: Path) -> Path:
     """A venv whose site-packages reach this environment's (mypy, jax, setuptools) through a .pth file."""
     venv = tmp_path / "venv"
@@ -57,6 +63,7 @@ def _install(python: Path, source: Path, *extra: str) -> None:
         capture_output=True,
         text=True,
         check=False,
+        env=_own_paths(),
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -68,6 +75,7 @@ def _mypy(python: Path, work: Path, cache: str) -> subprocess.CompletedProcess[s
         capture_output=True,
         text=True,
         check=False,
+        env=_own_paths(),
     )
 
 
