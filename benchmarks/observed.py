@@ -197,7 +197,8 @@ def run_file(venv: Path, root: Path, relative: str, out: Path, timeout: float, f
         try:
             status: int | str = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            # Ctrl-C: pytest ends the session, and the recorder still writes what it saw so far
+            # Ctrl-C: pytest ends the session and the recorder writes all it saw; if a long XLA compile keeps
+            # Python from seeing it, the kill still leaves the file the recorder rewrote after each finished test
             process.send_signal(signal.SIGINT)
             try:
                 process.wait(timeout=30)
@@ -285,6 +286,14 @@ def observe_library(name: str, version: str, root: Path, records: list[Path], pa
     return observation.derive(name, version, observation.merge(runs), sources)
 
 
+def _complete(record: Path) -> bool | None:
+    """Whether a record file holds a whole run (False: cut short by the time limit; None: no file)."""
+    try:
+        return bool(json.loads(record.read_text()).get("complete", True))
+    except (OSError, ValueError):
+        return None
+
+
 def record_file(folder: Path, name: str, relative: str) -> Path:
     return folder / "records" / name / (relative.replace("/", "__") + ".json")
 
@@ -349,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 status, seconds = run_file(venv, root, relative, out, args.timeout, folder, args.jitcheck_package)
                 spent += seconds
-                ran[relative] = {"status": status, "seconds": round(seconds, 1), "recorded": out.is_file()}
+                ran[relative] = {"status": status, "seconds": round(seconds, 1), "recorded": out.is_file(), "complete": _complete(out)}
                 if status not in (0, 1) and not str(status).startswith("interrupted"):
                     errors = [line.strip() for line in out.with_suffix(".log").read_text(errors="replace").splitlines()
                               if line.startswith("E   ")]

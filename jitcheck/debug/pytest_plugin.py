@@ -6,7 +6,9 @@ Debug mode is switched on in ``pytest_load_initial_conftests``, before any
 first import. ``JITCHECK_DEBUG`` works here too. ``--jitcheck-recompiles`` (or
 ``--jitcheck-recompiles-json FILE``) starts the recompile recorder
 (`jitcheck.debug.recompiles`) at the same moment, with or without debug mode, and
-prints its table at the end (merged over pytest-xdist's workers). The plugin imports
+prints its table at the end (merged over pytest-xdist's workers); its JSON file is
+rewritten after each test that traced, so a run killed by its time limit keeps the
+records of the tests that ran (`jitcheck.debug.recompile_file`). The plugin imports
 nothing heavy unless one of them is asked for.
 """
 
@@ -18,7 +20,7 @@ import pytest
 
 from jitcheck.debug.settings import ON_RETRACE, DebugSettingError
 
-_STATE: dict[str, Any] = {"on": False, "recording": False, "worker_records": []}
+_STATE: dict[str, Any] = {"on": False, "recording": False, "worker_records": [], "target": None}
 _RECORDS_KEY = "jitcheck_recompiles"
 
 
@@ -122,6 +124,26 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         set_context(None)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    target = config.getoption("jitcheck_recompiles_json", None)
+    if not _STATE["recording"] or not target or getattr(config, "workerinput", None) is not None:
+        return  # a pytest-xdist worker hands its records to the controller, which writes the file
+    import os
+
+    from jitcheck.debug.recompile_file import write_on_termination
+
+    _STATE["target"] = os.path.abspath(target)
+    write_on_termination(_STATE["target"])
+
+
+def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    target = _STATE.get("target")
+    if target:  # the records so far survive a run killed by its time limit
+        from jitcheck.debug.recompile_file import checkpoint
+
+        checkpoint(target)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not _STATE["recording"]:
         return
@@ -139,24 +161,22 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         _STATE["worker_records"].append(found)
 
 
-def _recompile_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    import json
-
+def _recompile_summary(terminalreporter: Any, config: pytest.Config, exitstatus: int) -> None:
+    from jitcheck.debug.recompile_file import write
     from jitcheck.debug.recompile_table import TOP, merge, render_table, to_json
 
     found = [*_STATE["worker_records"]]
     if not found or to_json(with_traces=False)["totals"]["traces"]:
         found.append(to_json())
     data = merge(found)
+    data["complete"] = data.get("complete", True) and exitstatus != pytest.ExitCode.INTERRUPTED
     top = config.getoption("jitcheck_recompiles_top")
     terminalreporter.section("jitcheck recompiles")
     for text in render_table(data, TOP if top is None else top, shown_path=lambda p: _relative(p, config)):
         terminalreporter.write_line(text)
     target = config.getoption("jitcheck_recompiles_json")
     if target:
-        with open(target, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, indent=1)
-            stream.write("\n")
+        write(target, data)
         terminalreporter.write_line(f"recorded traces and compiles written to {target}")
 
 
@@ -169,7 +189,7 @@ def _relative(path: str, config: pytest.Config) -> str:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     if _STATE["recording"] and getattr(config, "workerinput", None) is None:
-        _recompile_summary(terminalreporter, config)
+        _recompile_summary(terminalreporter, config, exitstatus)
     if not _STATE["on"]:
         return
     from jitcheck.debug.records import graph_records

@@ -66,12 +66,16 @@ def _site_json(site: Site) -> dict[str, Any]:
     }
 
 
-def to_json(*, with_traces: bool = True) -> dict[str, Any]:
-    """Everything recorded, JSON-ready: totals, every site (sorted as the table), and each trace kept."""
+def to_json(*, with_traces: bool = True, complete: bool = True) -> dict[str, Any]:
+    """Everything recorded, JSON-ready: totals, every site (sorted as the table), and each trace kept.
+
+    ``complete`` is false for the records of a run still going or cut short (a checkpoint, an interrupt).
+    """
     found = ordered(sites())
     totals = counts()
     return {
         "version": SCHEMA_VERSION,
+        "complete": complete,
         "totals": {
             "traces": totals["traces"],
             "nested_traces": sum(s.nested_traces for s in found),
@@ -118,6 +122,7 @@ def merge(found: list[dict[str, Any]]) -> dict[str, Any]:
     totals["sites"] = len(sites_)
     return {
         **found[0],
+        "complete": all(d.get("complete", True) for d in found),
         "totals": totals,
         "sites": sites_,
         "traces": [t for d in found for t in d["traces"]],

@@ -4,7 +4,7 @@ Like ``python script.py``, ``python -m module`` or ``python -c CODE``, but debug
 beartype's hook installed for ``--packages`` or ``JITCHECK_DEBUG``) before anything
 of the program is imported, so no runner or startup hook is needed. ``--recompiles``
 starts the recompile recorder instead (`jitcheck.debug.recompiles`) and prints its
-table when the program ends; debug mode is then on only if one of its own options
+table when the program ends (or is interrupted; SIGTERM writes its JSON too); debug mode is then on only if one of its own options
 (or ``JITCHECK_DEBUG``) asks for it too.
 """
 
@@ -83,6 +83,10 @@ def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
             from jitcheck.debug import recompiles
 
             recompiles.install()
+            if args.recompiles_json is not None:
+                from jitcheck.debug.recompile_file import write_on_termination
+
+                write_on_termination(os.path.abspath(args.recompiles_json))
         from jitcheck.debug.hook import hooked_packages
         from jitcheck.debug.mode import enable
         from jitcheck.debug.settings import package_names
@@ -96,6 +100,7 @@ def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     status = 0
+    finished = False
     try:
         if args.module is not None:
             sys.argv = [args.module, *args.rest]
@@ -109,9 +114,11 @@ def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
             sys.argv = list(args.rest)
             sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
             runpy.run_path(script, run_name="__main__")
+        finished = True
     except SystemExit as exit_:
         code = exit_.code
         status = code if isinstance(code, int) else (0 if code is None else 1)
+        finished = True
     except TypeError as error:
         from jitcheck.debug.unhashable import explain
 
@@ -123,22 +130,19 @@ def main(argv: list[str], *, prog: str = "python -m jitcheck.debug run") -> int:
         if args.report:
             _print_report()
         if recording:
-            _print_recompiles(args.recompiles_json, args.recompiles_top)
+            _print_recompiles(args.recompiles_json, args.recompiles_top, finished)
     return status
 
 
-def _print_recompiles(target: str | None, top: int | None) -> None:
-    import json
-
+def _print_recompiles(target: str | None, top: int | None, finished: bool) -> None:
+    from jitcheck.debug.recompile_file import write
     from jitcheck.debug.recompile_table import TOP, render_table, to_json
 
-    data = to_json()
+    data = to_json(complete=finished)
     print("jitcheck recompiles:", file=sys.stderr)
     print("\n".join(render_table(data, TOP if top is None else top)), file=sys.stderr)
     if target is not None:
-        with open(target, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, indent=1)
-            stream.write("\n")
+        write(target, data)
         print(f"recorded traces and compiles written to {target}", file=sys.stderr)
 
 

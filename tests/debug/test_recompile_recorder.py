@@ -112,7 +112,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     records = on_dir / "records.json"
     on = _run_planted(on_dir, env, "--jitcheck-recompiles-json", str(records))
     off = _run_planted(tmp_path_factory.mktemp("off"), env)
-    return {"on": on, "off": off, "records": json.loads(records.read_text())}
+    return {"on": on, "off": off, "records": json.loads(records.read_text()), "folder": on_dir}
 
 
 def test_every_planted_site_has_its_cause_and_rule(planted: dict[str, Any]) -> None:
@@ -171,6 +171,8 @@ def test_the_table_lists_sites_by_time_lost_with_help_lines(planted: dict[str, A
 def test_json_records_each_trace_with_its_fingerprint(planted: dict[str, Any]) -> None:
     records = planted["records"]
     assert records["version"] == 1
+    assert records["complete"] is True  # the run ended (a checkpoint or a killed run says false)
+    assert not list(planted["folder"].glob(".jitcheck-recompiles-*"))  # each write replaced the file whole, nothing left beside it
     closures = [t for t in records["traces"] if t["function"].endswith("closure_step")]
     assert len(closures) == 3
     assert len({t["fingerprint"] for t in closures}) == 1  # one program ...
