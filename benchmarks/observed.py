@@ -54,9 +54,6 @@ class Plan:
     """(path prefix in the sdist, reason): files not run."""
     extra_files: tuple[str, ...] = ()
     """Examples or scripts run besides the test files (each must finish on CPU in minutes)."""
-    wrapper_internals: tuple[str, ...] = ()
-    """Files of the library's own jit-like wrapper: the recorder names the ``jax.jit`` call inside it as
-    the site of every wrapper it builds, so the users' sites cannot be told apart there; left out."""
 
 
 PLANS: dict[str, Plan] = {
@@ -73,8 +70,7 @@ PLANS: dict[str, Plan] = {
     "penzai": Plan(("penzai",), ("absl-py", "pytest", "flax", "optax")),
     "jax-cosmo": Plan(("jax_cosmo",), ("pytest",)),
     "jax-cfd": Plan(("jax_cfd",), ("absl-py", "pytest")),
-    "brainstate": Plan(("brainstate",), ("absl-py", "pytest", "tqdm", "brainunit"),
-                       wrapper_internals=("brainstate/transform/_jit.py", "brainstate/transform/_make_jaxpr.py")),
+    "brainstate": Plan(("brainstate",), ("absl-py", "pytest", "tqdm", "brainunit")),
     "flax": Plan(("flax",), ("absl-py", "pytest", "einops", "jaxtyping", "ml-collections")),
     "jaxns": Plan(("jaxns",), ("pytest", "scikit-learn", "networkx", "psutil", "cloudpickle")),
     "equinox": Plan(("equinox",), ("pytest", "beartype", "optax")),
@@ -249,14 +245,12 @@ def records_from_json(data: object) -> list[observation.Site]:
     return sites
 
 
-def observe_library(name: str, version: str, root: Path, records: list[Path], packages: dict[str, Path],
-                    plan: Plan | None = None) -> list[observation.Observed]:
+def observe_library(name: str, version: str, root: Path, records: list[Path], packages: dict[str, Path]) -> list[observation.Observed]:
     """The observed labels of one library from its record files: sites mapped to the sdist and to their label line.
 
     Each record file is one run: the entries of one site in it (one per jitted function) add up to
     that run's count, and runs add up across files.
     """
-    internals = plan.wrapper_internals if plan else ()
     sources: dict[str, str] = {}
     runs = []
     for record in records:
@@ -269,7 +263,7 @@ def observe_library(name: str, version: str, root: Path, records: list[Path], pa
             if site.path.startswith("<"):  # code made at run time (exec, a notebook cell): no file to label
                 continue
             relative = observation.sdist_path(site.path if Path(site.path).is_absolute() else str(root / site.path), root, packages)
-            if relative is None or relative.startswith(internals):
+            if relative is None:
                 continue
             if relative not in sources:
                 try:
@@ -366,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: {relative}: {status} in {seconds:.0f} s", flush=True)
             entry["files"] = ran
             packages = installed_packages(venv, plan) if venv and (venv / "bin" / "python").is_file() else {}
-            labels = observe_library(name, version, root, [record_file(folder, name, f) for f in files], packages, plan)
+            labels = observe_library(name, version, root, [record_file(folder, name, f) for f in files], packages)
             entry["labels"] = len(labels)
             entry["bugs"] = sum(label.is_bug for label in labels)
             observed += labels

@@ -55,7 +55,7 @@ class Location:
 
 
 def is_library(module: str, filename: str, also: tuple[str, ...] = ()) -> bool:
-    """True for frames of jitcheck, jax, beartype and the standard machinery around them (and of the packages ``also``).
+    """True for frames of jitcheck, jax, beartype and the standard machinery around them (and of the packages or modules ``also``).
 
     Generated code (beartype's wrappers, frozen importlib) counts as library code;
     ``python -c`` and stdin code counts as the user's.
@@ -63,7 +63,7 @@ def is_library(module: str, filename: str, also: tuple[str, ...] = ()) -> bool:
     if filename.startswith("<") and not filename.startswith("<stdin") and not filename.startswith("<string"):
         return True  # generated code: beartype's wrappers, frozen importlib
     head = module.split(".", 1)[0]
-    return head in _LIBRARIES or head in also or module.startswith("importlib")
+    return head in _LIBRARIES or module.startswith("importlib") or any(module == name or module.startswith(name + ".") for name in also)
 
 
 def _position(code: CodeType, lasti: int) -> tuple[int | None, int | None]:
@@ -94,8 +94,8 @@ def _frame_location(frame: FrameType, line: int | None = None, column: int | Non
 def user_frame(start: FrameType | None = None, also: tuple[str, ...] = ()) -> Location | None:
     """The innermost frame of user code on the live stack, from ``start`` outward (None if none).
 
-    ``also``: more top-level packages whose frames are skipped (the jit wrappers of
-    equinox and flax, when the site that built a wrapper is wanted).
+    ``also``: more packages or modules whose frames are skipped (the jit wrappers of
+    equinox and flax, brainstate's ``transform.jit``, when the site that built a wrapper is wanted).
     """
     frame: FrameType | None = start if start is not None else sys._getframe(1)
     while frame is not None:

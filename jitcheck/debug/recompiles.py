@@ -39,8 +39,11 @@ KEPT_TRACES = 20000
 SUBJECTS_KEPT = 64
 """Per site, the most programs whose function and static arguments are kept to explain a recompile."""
 
-WRAPPER_LIBRARIES = ("equinox", "flax")
-"""Packages whose frames are the inside of a jit wrapper, skipped when looking for the user's site."""
+WRAPPER_LIBRARIES = ("equinox", "flax", "brainstate.transform._jit", "brainstate.transform._make_jaxpr")
+"""Packages and modules whose frames are the inside of a jit wrapper, skipped when looking for the user's site
+(brainstate's ``transform.jit`` builds its ``jax.jit`` in ``_jit``, over a ``StatefulFunction`` of ``_make_jaxpr``)."""
+
+BRAINSTATE_JIT = "brainstate.transform.jit"
 
 BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
@@ -183,6 +186,8 @@ def _wrapper_of(module: str, use_resource_env: bool = False) -> tuple[str, bool]
         return "equinox.filter_jit", False
     if head == "flax":
         return "flax.nnx.jit", False
+    if module == "brainstate.transform._jit":
+        return BRAINSTATE_JIT, False
     if module == "jax._src.pmap":
         return "jax.pmap", False
     if module.startswith("jitcheck.stateful"):
@@ -240,6 +245,18 @@ def _pmapped(frame: types.FrameType | None) -> Any:
     cells = dict(zip(getattr(getattr(infer_params, "__code__", None), "co_freevars", ()), getattr(infer_params, "__closure__", None) or ()))
     cell = cells.get("wrapped_fun")
     return cell.cell_contents if cell is not None else None
+
+
+def _brainstate_function(fun: Any) -> Any:
+    """The user's function under brainstate's ``transform.jit``: the ``fun`` of the StatefulFunction whose
+    ``jaxpr_call`` it jits (bound, or called by a ``run_fn`` closure when the jit is named)."""
+    stateful = getattr(fun, "__self__", None)
+    if stateful is None:
+        cells = dict(zip(getattr(getattr(fun, "__code__", None), "co_freevars", ()), getattr(fun, "__closure__", None) or ()))
+        cell = cells.get("fun")
+        stateful = cell.cell_contents if cell is not None else None
+    inner = getattr(stateful, "fun", None)
+    return inner if callable(inner) else fun
 
 
 def _remember_site(key: int, referent: Any, site: Location | None) -> None:
@@ -327,6 +344,9 @@ def _record_trace(fun: Any, ji: Any, params: Any, args: Any, kwargs: Any, nested
             known, built = _site_of(id(wrapped_fun), subject_fun)
             site = built if known else site
             function = describe(subject_fun)
+    if wrapper == BRAINSTATE_JIT:  # it jits its StatefulFunction's jaxpr_call (or a run_fn calling it): the user's function
+        subject_fun = _brainstate_function(subject_fun)
+        function = describe(subject_fun)
     if wrapper == "equinox.filter_jit":
         call = _frame_of(frame, "equinox._jit", "_call")
         if call is not None:

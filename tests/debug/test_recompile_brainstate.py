@@ -1,0 +1,78 @@
+"""brainstate's ``transform.jit`` under the recompile recorder: each wrapper at the user's line, counts equal jax's own.
+
+brainstate builds its ``jax.jit`` inside ``brainstate/transform/_jit.py`` (over a
+StatefulFunction's ``jaxpr_call``); the recorder names the line of the user's code that
+called ``brainstate.transform.jit`` (or decorated with it) as the site, and the user's
+function as the function, so that a closure per iteration is told from a decorator.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = """
+import collections, json, logging
+import jax, jax.numpy as jnp
+import brainstate
+
+COMPILES = collections.Counter()
+
+class Count(logging.Handler):
+    def emit(self, record):
+        if record.msg.startswith("Compiling %s") and record.args:
+            COMPILES[str(record.args[0])] += 1
+
+jax.config.update("jax_log_compiles", True)
+logger = logging.getLogger("jax._src.interpreters.pxla")
+logger.addHandler(Count())
+logger.propagate = False
+
+def make(t):
+    def scaled(x):
+        return x * t
+    return scaled
+
+for t in (1.0, 2.0, 3.0):
+    brainstate.transform.jit(make(t))(jnp.ones(2))  # SITE loop
+
+@brainstate.transform.jit  # SITE decorated
+def once(x):
+    return x + 1.0
+
+once(jnp.ones(2))
+once(jnp.ones(2))
+named = brainstate.transform.jit(lambda x: x - 1.0, name="named_step")  # SITE named
+named(jnp.ones(2))
+named(jnp.ones(3))
+print("JAX COMPILES", json.dumps(dict(COMPILES)))
+"""
+
+
+def test_brainstate_jit_sites_are_the_users_lines_with_jaxs_compile_counts(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    target = tmp_path / "r.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "jitcheck.debug", "run", "--recompiles-json", str(target), str(script)],
+        cwd=tmp_path, env=subprocess_env, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    jax_compiles = json.loads(result.stdout.split("JAX COMPILES", 1)[1])
+    lines = {text.split("# SITE ")[1]: i for i, text in enumerate(SCRIPT.splitlines(), 1) if "# SITE " in text}
+    records = json.loads(target.read_text())
+    compiled = [s for s in records["sites"] if s["wrapper"] == "brainstate.transform.jit"]
+    found = {s["function"]: (s["line"], s["compiles"], s["avoidable_compiles"], s["cause"], s["rule"]) for s in compiled}
+    assert found == {
+        # one program, three constants baked in: a closure per iteration, pass t as an argument
+        "make.<locals>.scaled": (lines["loop"], 3, 2, "constants", "JC105"),
+        "once": (lines["decorated"], 1, 0, None, None),
+        "<lambda>": (lines["named"], 2, 0, None, None),  # two shapes: two programs
+    }
+    # jax compiles brainstate's jits as jit(jaxpr_call), or under the name given
+    assert sum(found[f][1] for f in ("make.<locals>.scaled", "once")) == jax_compiles["jit(jaxpr_call)"]
+    assert found["<lambda>"][1] == jax_compiles["jit(named_step)"]
+    # every site of the user's (its make_jaxpr traces too) is a line of the script, never brainstate/transform/_jit.py
+    assert {s["path"] for s in records["sites"] if not s["internal"]} == {str(script)}
