@@ -1,6 +1,6 @@
 """The recorder's JSON file kept current while the run goes, so that a run killed by a time limit keeps its records.
 
-`write` replaces the file in one step (a temporary file beside it, then ``os.replace``):
+`write` replaces the file in one step (a file beside it named for the process, then ``os.replace``):
 a reader, or a kill, never meets half a file. `checkpoint` writes what was recorded so
 far (``"complete": false``, the per-site counts without the trace list) when anything
 was traced since the last write; the pytest plugin calls it after each test.
@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import tempfile
 import threading
 import types
 from typing import Any
@@ -24,10 +23,11 @@ _written = {"traces": -1}
 
 def write(path: str, data: dict[str, Any]) -> None:
     """Write ``data`` as JSON to ``path`` atomically: the old file stays whole until the new one replaces it."""
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".jitcheck-recompiles-", suffix=".json", dir=folder)
+    folder, name = os.path.split(os.path.abspath(path))
+    # beside the file (os.replace stays within one file system), named for this process; open() keeps the umask's mode
+    temporary = os.path.join(folder, f".jitcheck-recompiles-{os.getpid()}-{name}")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        with open(temporary, "w", encoding="utf-8") as stream:
             json.dump(data, stream, indent=1)
             stream.write("\n")
         os.replace(temporary, path)

@@ -95,3 +95,19 @@ def test_the_runner_writes_its_records_on_sigterm(tmp_path: Path, subprocess_env
     assert status == -signal.SIGTERM
     assert records["complete"] is False
     assert _sites(records) == {"scaled": (3, 2, "constants"), "in_progress": (1, 0, None)}
+
+
+def test_a_write_replaces_the_file_whole_with_the_folders_usual_mode(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from jitcheck.debug.recompile_file import write
+
+    target = tmp_path / "r.json"
+    plain = tmp_path / "plain.json"
+    plain.write_text("{}")  # what open() makes here: the mode the umask gives
+    write(str(target), {"version": 1, "complete": False})
+    write(str(target), {"version": 1, "complete": True})
+    assert json.loads(target.read_text()) == {"version": 1, "complete": True}
+    assert stat.S_IMODE(os.stat(target).st_mode) == stat.S_IMODE(os.stat(plain).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.json", "r.json"]  # no temporary file left beside it
