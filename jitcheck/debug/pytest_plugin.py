@@ -42,7 +42,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--jitcheck-recompiles",
         action="store_true",
         default=False,
-        help="record every trace and compile of every jit-like wrapper (jax.jit, pmap, pjit, equinox.filter_jit) and "
+        help="record every trace and compile of every jit-like wrapper (jax.jit, pmap, pjit, equinox.filter_jit, flax.nnx.jit, brainstate.transform.jit) and "
         "print, at the end, the sites that compiled the same program more than once, with the cause and the rule",
     )
     group.addoption(

@@ -44,6 +44,7 @@ WRAPPER_LIBRARIES = ("equinox", "flax", "brainstate.transform._jit", "brainstate
 (brainstate's ``transform.jit`` builds its ``jax.jit`` in ``_jit``, over a ``StatefulFunction`` of ``_make_jaxpr``)."""
 
 BRAINSTATE_JIT = "brainstate.transform.jit"
+FLAX_NNX_JIT = "flax.nnx.jit"
 
 BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
@@ -185,7 +186,7 @@ def _wrapper_of(module: str, use_resource_env: bool = False) -> tuple[str, bool]
     if head == "equinox":
         return "equinox.filter_jit", False
     if head == "flax":
-        return "flax.nnx.jit", False
+        return FLAX_NNX_JIT, False
     if module == "brainstate.transform._jit":
         return BRAINSTATE_JIT, False
     if module == "jax._src.pmap":
@@ -346,6 +347,9 @@ def _record_trace(fun: Any, ji: Any, params: Any, args: Any, kwargs: Any, nested
             function = describe(subject_fun)
     if wrapper == BRAINSTATE_JIT:  # it jits its StatefulFunction's jaxpr_call (or a run_fn calling it): the user's function
         subject_fun = _brainstate_function(subject_fun)
+        function = describe(subject_fun)
+    if wrapper == FLAX_NNX_JIT and type(subject_fun).__name__ == "JitFn" and callable(getattr(subject_fun, "f", None)):
+        subject_fun = subject_fun.f  # nnx.jit jits a new JitFn around the user's function per wrapper: the user's function
         function = describe(subject_fun)
     if wrapper == "equinox.filter_jit":
         call = _frame_of(frame, "equinox._jit", "_call")

@@ -1,0 +1,78 @@
+"""flax.nnx.jit under the recompile recorder: each wrapper at the user's line, the user's function, counts equal jax's own.
+
+flax is no test dependency (installed, it would change what the static pass reads of
+installed packages, and the corpus scores with it), so this test runs where the
+interpreter can import flax, as the environments of benchmarks/observed.py can
+(docs/debug.md says how it was run); elsewhere it says why it did not run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = """
+import collections, json, logging
+import jax, jax.numpy as jnp
+from flax import nnx
+
+COMPILES = collections.Counter()
+
+class Count(logging.Handler):
+    def emit(self, record):
+        if record.msg.startswith("Compiling %s") and record.args:
+            COMPILES[str(record.args[0])] += 1
+
+jax.config.update("jax_log_compiles", True)
+logger = logging.getLogger("jax._src.interpreters.pxla")
+logger.addHandler(Count())
+logger.propagate = False
+
+def make(t):
+    def scaled(m, x):
+        return m(x) * t
+    return scaled
+
+model = nnx.Linear(2, 3, rngs=nnx.Rngs(0))
+for t in (1.0, 2.0, 3.0):
+    nnx.jit(make(t))(model, jnp.ones((1, 2)))  # SITE loop
+
+@nnx.jit  # SITE decorated
+def shifted(m, x):
+    return m(x) + 1.0
+
+for seed in range(3):  # three new models of one structure: nnx keys on the structure, one program
+    shifted(nnx.Linear(2, 3, rngs=nnx.Rngs(seed)), jnp.ones((1, 2)))
+print("JAX COMPILES", json.dumps(dict(COMPILES)))
+"""
+
+
+def test_nnx_jit_sites_are_the_users_lines_with_jaxs_compile_counts(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    probe = subprocess.run([sys.executable, "-c", "import flax.nnx"], env=subprocess_env, capture_output=True, text=True, timeout=300)
+    if probe.returncode:
+        pytest.skip(f"flax is not installed for {sys.executable} (no test dependency; see this module's docstring)")
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    target = tmp_path / "r.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "jitcheck.debug", "run", "--recompiles-json", str(target), str(script)],
+        cwd=tmp_path, env=subprocess_env, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    jax_compiles = json.loads(result.stdout.split("JAX COMPILES", 1)[1])
+    lines = {text.split("# SITE ")[1]: i for i, text in enumerate(SCRIPT.splitlines(), 1) if "# SITE " in text}
+    records = json.loads(target.read_text())
+    found = {s["function"]: (s["line"], s["compiles"], s["avoidable_compiles"], s["cause"], s["rule"])
+             for s in records["sites"] if s["wrapper"] == "flax.nnx.jit" and s["compiles"]}
+    assert found == {
+        # one program, three constants baked in: a closure per iteration; the rule is the closure's, not nnx's JitFn's
+        "make.<locals>.scaled": (lines["loop"], 3, 2, "constants", "JC105"),
+        "shifted": (lines["decorated"], 1, 0, None, None),
+    }
+    assert found["make.<locals>.scaled"][1] == jax_compiles["jit(scaled)"]
+    assert found["shifted"][1] == jax_compiles["jit(shifted)"]
+    assert {s["path"] for s in records["sites"] if not s["internal"] and s["compiles"]} == {str(script)}  # never flax's own files
