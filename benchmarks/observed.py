@@ -102,6 +102,14 @@ def make_base(folder: Path) -> Path:
     return base
 
 
+class IndexUnreachable(OSError):
+    """pip found no version at all of a package the corpus pins (or could not connect): no package index answered."""
+
+
+OFFLINE = ("(from versions: none)", "NewConnectionError", "Temporary failure in name resolution", "Network is unreachable")
+"""What pip's log says when no package index answered (a pinned corpus version exists on PyPI: "none" means unreachable)."""
+
+
 def make_env(folder: Path, name: str, version: str, plan: Plan, base: Path) -> tuple[Path | None, str]:
     """A venv for one library over the base (a .pth file makes the base's packages visible); (venv, "") or (None, why not)."""
     venv = folder / "venvs" / name
@@ -120,7 +128,10 @@ def make_env(folder: Path, name: str, version: str, plan: Plan, base: Path) -> t
         done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-c", str(constraints),
                                f"{name}=={version}", *plan.test_requires], stdout=out, stderr=subprocess.STDOUT, timeout=3600)
     if done.returncode:
-        tail = log.read_text().strip().splitlines()[-3:]
+        text = log.read_text()
+        if any(sign in text for sign in OFFLINE):
+            raise IndexUnreachable(f"pip could not reach a package index to install {name}=={version} and its test requirements (its log: {log})")
+        tail = text.strip().splitlines()[-3:]
         return None, f"pip could not install {name}=={version} with jax {JAX_PIN}: {' / '.join(tail)}"
     marker.write_text(wanted)
     return venv, ""
@@ -332,7 +343,11 @@ def main(argv: list[str] | None = None) -> int:
             venv: Path | None = folder / "venvs" / name
             if not args.derive_only:
                 assert base is not None
-                venv, why = make_env(folder, name, version, plan, base)
+                try:
+                    venv, why = make_env(folder, name, version, plan, base)
+                except IndexUnreachable as error:
+                    print(f"error: {error}; no package index? (the records already in {folder} stay)", file=sys.stderr)
+                    return 3
                 if venv is None:
                     entry["skipped"] = why
                     print(f"{name} {version}: skipped: {why}", flush=True)

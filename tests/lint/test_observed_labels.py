@@ -176,3 +176,20 @@ def test_recorder_json_files_become_labels_on_the_sdist(tmp_path: Path) -> None:
     labels = observed.observe_library("lib", "1.0", root, [tmp_path / "a.json", tmp_path / "b.json", tmp_path / "missing.json"], {})
     assert {(label.path, label.line, label.label) for label in labels} == {
         ("tests/test_m.py", TEST_LOOP, "bug"), ("tests/test_m.py", DECORATOR, "fine"), ("tests/test_m.py", TEST_ONCE, "fine")}
+
+
+def test_without_a_package_index_the_benchmark_stops_with_exit_3(tmp_path: Path) -> None:
+    """The benchmark run with pip pointed at an index that does not answer: it stops at once, exit 3, saying why (nothing downloaded)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PIP_")}
+    env.update(PIP_CONFIG_FILE=os.devnull, PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_FIND_LINKS="", PIP_RETRIES="0",
+               PIP_TIMEOUT="2", PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    result = subprocess.run([sys.executable, str(root / "benchmarks" / "observed.py"), "--keep", str(tmp_path), "--libraries", "rejax"],
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "could not download the libraries or their dependencies (no package index?)" in result.stderr
+    assert not (tmp_path / "venvs").exists() and not (tmp_path / "base").exists()  # stopped before making anything
