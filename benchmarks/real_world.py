@@ -180,6 +180,8 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("diffsky", "0.3.11"),
     ("dsps", "0.4.8"),
     ("astrojax", "0.8.0"),
+    ("jaxampler", "0.0.7"),
+    ("quimb", "1.16.0"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
