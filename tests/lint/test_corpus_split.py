@@ -27,8 +27,17 @@ SEALED_BY_THE_RULE = {
 
 def test_the_rule_puts_each_listed_library_on_the_side_it_was_split_to() -> None:
     assert len(split.ISSUE_23_LIBRARIES) == len(set(split.ISSUE_23_LIBRARIES)) == 44
-    assert {name for name in split.ISSUE_23_LIBRARIES if split.is_sealed(name)} == SEALED_BY_THE_RULE
+    assert {name for name in split.ISSUE_23_LIBRARIES if split.sealed_by_the_rule(name)} == SEALED_BY_THE_RULE
     assert split.is_sealed("JaxLie") and not split.is_sealed("Dynamiqs")  # the name is read in lower case
+
+
+def test_a_library_moved_to_development_stays_sealed_by_the_hash_but_is_no_longer_sealed() -> None:
+    assert set(split.MOVED_TO_DEVELOPMENT) == {"jax-md", "jax-galsim", "dm-haiku"}
+    assert all(split.MOVED_TO_DEVELOPMENT.values())  # each move says why
+    for name in split.MOVED_TO_DEVELOPMENT:
+        assert split.sealed_by_the_rule(name) and not split.is_sealed(name)
+        assert not split.is_sealed(name.upper())
+    assert split.is_sealed("jaxlie")  # a library that did not move is still sealed
 
 
 def test_real_world_lists_each_new_library_on_its_side_and_the_default_run_never_includes_a_sealed_one() -> None:
@@ -37,6 +46,9 @@ def test_real_world_lists_each_new_library_on_its_side_and_the_default_run_never
     assert not any(split.is_sealed(name) for name, _ in real_world.NEW_DEVELOPMENT)
     assert sealed.isdisjoint(name for name, _ in real_world.ALL)
     assert set(real_world.NEW_DEVELOPMENT) <= set(real_world.ALL)
+    moved = {name for name, _ in real_world.MOVED_FROM_SEALED}
+    assert moved == set(split.MOVED_TO_DEVELOPMENT)
+    assert set(real_world.MOVED_FROM_SEALED) <= set(real_world.ALL) and moved.isdisjoint(sealed)
     old = {name for name, _ in real_world.LIBRARIES + real_world.CORPUS}
     assert old.isdisjoint(name for name, _ in real_world.SEALED + real_world.NEW_DEVELOPMENT)
 
@@ -50,6 +62,10 @@ def test_sealed_labels_are_all_for_sealed_libraries_at_their_pinned_versions_and
     assert {label.library for label in development_labels}.isdisjoint(pinned)
     assert not any(split.is_sealed(label.library) for label in development_labels
                    if label.library in {name for name, _ in real_world.NEW_DEVELOPMENT})
+    moved = dict(real_world.MOVED_FROM_SEALED)
+    moved_labels = [label for label in development_labels if label.library in moved]
+    assert {label.library for label in moved_labels} == set(moved)  # their blind labels came with them
+    assert all(moved[label.library] == label.version for label in moved_labels)
 
 
 @pytest.mark.parametrize(
@@ -57,6 +73,7 @@ def test_sealed_labels_are_all_for_sealed_libraries_at_their_pinned_versions_and
     [
         (["--libraries", "jaxlie"], "not in the development part: jaxlie"),
         (["--sealed", "--libraries", "flax"], "not in the sealed half: flax"),
+        (["--sealed", "--libraries", "jax-md"], "not in the sealed half: jax-md"),
     ],
 )
 def test_each_half_refuses_the_other_halfs_libraries_before_downloading(
