@@ -263,7 +263,7 @@ def observe_library(name: str, version: str, root: Path, records: list[Path], pa
     that run's count, and runs add up across files.
     """
     sources: dict[str, str] = {}
-    runs = []
+    runs: list[observation.Site] = []
     for record in records:
         try:
             data = json.loads(record.read_text())
@@ -365,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
                 if spent >= args.budget:
                     skipped_files[relative] = f"the library's time budget ({args.budget:.0f} s) was spent"
                     continue
+                assert venv is not None  # set by make_env unless --derive-only, which runs nothing
                 status, seconds = run_file(venv, root, relative, out, args.timeout, folder, args.jitcheck_package)
                 spent += seconds
                 ran[relative] = {"status": status, "seconds": round(seconds, 1), "recorded": out.is_file(), "complete": _complete(out)}
