@@ -206,6 +206,33 @@ def runs_once(source: str, line: int) -> str | None:
     return None
 
 
+TRACE_COUNTERS = frozenset({"assert_max_traces"})
+"""Wrappers that count a function's traces on purpose (chex's): a test that makes it trace again means to."""
+
+
+def counts_traces(source: str, line: int) -> str | None:
+    """Why the jit at ``line`` counts its traces on purpose (None when it does not): its function is
+    decorated with, or passed through, a trace counter (``jax.jit(assert_max_traces(fn, n))``)."""
+    tree = ast.parse(source)
+
+    def counter(node: ast.expr) -> str | None:
+        name = _last_name(node.func if isinstance(node, ast.Call) else node)
+        return name if name in TRACE_COUNTERS else None
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
+            first = min(d.lineno for d in node.decorator_list)
+            if first <= line <= node.lineno:
+                found = next((name for d in node.decorator_list if (name := counter(d))), None)
+                if found:
+                    return f"its function is decorated with {found}: deliberate trace counting"
+        elif isinstance(node, ast.Call) and node.lineno == line:
+            found = next((name for arg in node.args if isinstance(arg, ast.Call) and (name := counter(arg))), None)
+            if found:
+                return f"it jits its function through {found}: deliberate trace counting"
+    return None
+
+
 UNFIXABLE = frozenset({"other"})
 """Recorder causes no restructuring of the site removes (jax's cache cleared, other jit options)."""
 
@@ -214,7 +241,8 @@ def derive(library: str, version: str, sites: Mapping[tuple[str, int], Site], so
     """The observed label of each site (already mapped to sdist paths and label lines) whose records settle it.
 
     - ``bug``: at least one avoidable recompile (the same computation compiled again) whose cause
-      the site controls (a new callable, an identity-keyed static argument, baked-in constants);
+      the site controls (a new callable, an identity-keyed static argument, baked-in constants),
+      unless the site counts its traces on purpose (`counts_traces`: then ``fine``, as the standard says);
       one whose only cause is ``other`` (nothing jax keys on changed: a cleared cache) settles nothing;
     - ``fine``: no avoidable recompile, and the site ran at least twice (two compiles of
       different computations, two calls of one wrapper, or traces under an outer trace
@@ -227,7 +255,9 @@ def derive(library: str, version: str, sites: Mapping[tuple[str, int], Site], so
         counts = (f"compiles={site.compiles} avoidable={site.avoidable} nested={site.nested} programs={site.programs} "
                   f"runs={site.runs}" + (f" calls={site.calls}" if site.calls else ""))
         causes = ",".join(f"{cause}:{n}" for cause, n in site.causes.most_common())
-        if site.avoidable and set(site.causes) - UNFIXABLE:
+        if site.avoidable and set(site.causes) - UNFIXABLE and path in sources and (why := counts_traces(sources[path], line)):
+            labels.append(Observed(library, version, path, line, "fine", f"{counts}; causes {causes}; {why}"))
+        elif site.avoidable and set(site.causes) - UNFIXABLE:
             labels.append(Observed(library, version, path, line, "bug", f"{counts}; causes {causes}"))
         elif site.avoidable:
             continue  # the same program again with nothing the site controls changed (a cleared cache): unsettled

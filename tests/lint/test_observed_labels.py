@@ -193,3 +193,38 @@ def test_without_a_package_index_the_benchmark_stops_with_exit_3(tmp_path: Path)
     assert result.returncode == 3, result.stdout + result.stderr
     assert "could not download the libraries or their dependencies (no package index?)" in result.stderr
     assert not (tmp_path / "venvs").exists() and not (tmp_path / "base").exists()  # stopped before making anything
+
+
+COUNTING = """\
+import jax
+from chex._src import asserts
+
+
+def test_redefined(x):
+    def outer(v):
+        @jax.jit
+        @asserts.assert_max_traces(3)
+        def inner(y):
+            return y.sum()
+        return inner(2 * v)
+    for i in range(4):
+        outer(x)
+
+
+def helper(fn, x):
+    return jax.jit(asserts.assert_max_traces(fn, 1))(x)
+
+
+def plain(fn, x):
+    return jax.jit(fn)(x)
+"""
+
+
+@pytest.mark.parametrize("line", [7, 8, 17])
+def test_a_jit_that_counts_its_traces_on_purpose_is_fine_even_when_it_recompiles(line: int) -> None:
+    site = Site("c.py", line, compiles=4, avoidable=3, programs=1, causes={"callable": 3})
+    (label,) = observation.derive("chex", "1.0", observation.merge([site]), {"c.py": COUNTING})
+    assert (label.line, label.label) == (line, "fine")
+    assert "assert_max_traces: deliberate trace counting" in label.evidence and "avoidable=3" in label.evidence
+    plain = Site("c.py", 21, compiles=4, avoidable=3, programs=1, causes={"callable": 3})  # the same counts without a counter
+    assert [o.label for o in observation.derive("chex", "1.0", observation.merge([plain]), {"c.py": COUNTING})] == ["bug"]
