@@ -125,6 +125,16 @@ class Summaries:
                     ast.Module(body=[statement.node], type_ignores=[]))
                 if len(self._pieces) > 50_000:
                     self._pieces.clear()
+            functions = piece.get("functions", {})
+            if any("jit" in entry and entry.get("params") is None for entry in functions.values()):
+                jitted = _jitted_name(statement.node)
+                if jitted is None:
+                    # a jit assignment inside a block that takes another statement's parameters: summarized whole
+                    return lint_index.summarize(text) if tree is None else lint_index.summarize_tree(tree)
+                target, name = jitted
+                # `apply = jax.jit(_apply, ...)`: `_apply`'s parameters as the statements above define it
+                params = joined["functions"].get(name, {}).get("params") if name is not None else None
+                piece = {**piece, "functions": {**functions, target: {**functions[target], "params": params}}}
             for part, entries in piece.items():
                 if part == "loop_calls":
                     continue  # spelled through the whole module's imports: made below, not per statement
@@ -132,9 +142,6 @@ class Summaries:
                     joined.setdefault(part, {}).update(entries)  # a later binding of a name wins
                 else:
                     joined.setdefault(part, []).extend(entries)  # star imports, in order
-        if any("jit" in entry and entry.get("params") is None for entry in joined["functions"].values()):
-            # `apply = jax.jit(_apply, ...)` takes `_apply`'s parameters from another statement: summarized whole
-            return lint_index.summarize(text) if tree is None else lint_index.summarize_tree(tree)
         looped = lint_index.loop_calls(ast.Module(body=[s.node for s in found if s.node is not None], type_ignores=[]),
                                        joined["imports"])
         if looped:
@@ -175,6 +182,17 @@ class Summaries:
         return frozenset(other for other in self._shown
                          if other != path.resolve() and self.module(other) != name
                          and name in joined.dependencies(self.module(other)))
+
+
+def _jitted_name(node: ast.stmt | None) -> tuple[str, str | None] | None:
+    """For a statement that is just ``apply = jax.jit(_apply, ...)``: ``("apply", "_apply")`` (the name is None
+    when the jitted function is no plain name); None for any other statement."""
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    value = node.value
+    if not isinstance(value, ast.Call) or not value.args:
+        return None
+    return node.targets[0].id, value.args[0].id if isinstance(value.args[0], ast.Name) else None
 
 
 __all__ = ["Summaries"]

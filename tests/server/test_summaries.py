@@ -65,6 +65,46 @@ def test_after_each_edit_the_kept_statement_summaries_give_the_whole_modules_sum
             assert summaries.summarize(variant) == lint_index.summarize(variant), statement.start
 
 
+JIT_ASSIGNMENTS = """\
+import jax
+
+
+def loss(a, b):
+    return a
+
+
+step = jax.jit(loss, static_argnums=1)
+
+
+def loss(c):
+    return c
+
+
+again = jax.jit(loss)
+unknown = jax.jit(nowhere)
+anonymous = jax.jit(lambda x: x)
+if jax:
+    def inner(d, e):
+        return d
+    guarded = jax.jit(inner, static_argnames="e")
+"""
+
+
+def test_a_jit_assignment_takes_the_parameters_of_the_function_bound_above_it_at_the_join() -> None:
+    """`step = jax.jit(loss)` in its own statement: the parameters of the `loss` bound before it, as the
+    command line's whole-module summary has them, also after the statement defining `loss` is edited."""
+    summaries = Summaries()
+    whole = lint_index.summarize(JIT_ASSIGNMENTS)
+    assert summaries.summarize(JIT_ASSIGNMENTS) == whole
+    functions = whole["functions"]
+    assert (functions["step"]["params"], functions["again"]["params"]) == (["a", "b"], ["c"])
+    assert functions["unknown"]["params"] is None and functions["anonymous"]["params"] is None
+    assert functions["guarded"]["params"] == ["d", "e"]
+    edited = JIT_ASSIGNMENTS.replace("def loss(a, b):", "def loss(a, b, k):")
+    assert summaries.summarize(edited) == lint_index.summarize(edited)
+    assert summaries.summarize(edited)["functions"]["step"]["params"] == ["a", "b", "k"]
+
+
 def test_what_does_not_parse_or_cannot_be_split_is_summarized_whole() -> None:
     summaries = Summaries()
     for text in ("import jax\n\ndef f(x:\n    pass\n", "import jax; step = jax.jit(abs)\n"):
