@@ -86,6 +86,21 @@ def compact(pieces: Sequence[Statement]) -> tuple[str, list[int]]:
     return "\n".join(texts) + "\n", starts
 
 
+def seeds(statement: Statement, spelled: Iterable[str]) -> bool:
+    """Whether ``statement`` starts a part: it spells one of the names (a wrapper, a constructor, an alias)."""
+    return not statement.is_import and any(name in statement.text for name in spelled)
+
+
+def same_parts(old: Sequence[Statement], new: Sequence[Statement], spelled: Iterable[str]) -> bool:
+    """Whether ``parts(new, spelled)`` is ``parts(old, spelled)``: statement by statement, the same text, or the
+    same names bound and loaded and the same start of a part (an edit inside a function body)."""
+    if len(old) != len(new):
+        return False
+    spelled = tuple(spelled)
+    return all(a.text == b.text or (a.is_import == b.is_import and a.binds == b.binds and a.loads == b.loads
+                                    and seeds(a, spelled) == seeds(b, spelled)) for a, b in zip(old, new, strict=True))
+
+
 def parts(found: Sequence[Statement], spelled: Iterable[str]) -> list[list[int]]:
     """The indices of the non-import statements of each part (statements in no part are left out)."""
     spelled = tuple(spelled)
@@ -100,7 +115,7 @@ def parts(found: Sequence[Statement], spelled: Iterable[str]) -> list[list[int]]
     owner: dict[int, int] = {}
     groups: list[list[int]] = []
     for seed in others:
-        if seed in owner or not any(name in found[seed].text for name in spelled):
+        if seed in owner or not seeds(found[seed], spelled):
             continue
         group: list[int] = []
         todo = [seed]
@@ -119,6 +134,23 @@ def parts(found: Sequence[Statement], spelled: Iterable[str]) -> list[list[int]]
     return groups
 
 
+@dataclasses.dataclass
+class _Part:
+    """A part's findings as judged (``stored``), and as last placed in a module (kept while its statements stay put)."""
+
+    stored: tuple[_Stored, ...]
+    starts: tuple[int, ...] = ()
+    path: str = ""
+    placed: tuple[Finding, ...] = ()
+
+    def at(self, members: Sequence[Statement], path: str) -> tuple[Finding, ...]:
+        """The findings at the lines of ``members`` in the file at ``path``."""
+        starts = tuple(member.start for member in members)
+        if starts != self.starts or path != self.path:
+            self.placed, self.starts, self.path = tuple(_placed(self.stored, members, path)), starts, path
+        return self.placed
+
+
 @dataclasses.dataclass(frozen=True)
 class _Stored:
     """A finding of a part, its line counted from the start of its statement (the ``index``-th of the part)."""
@@ -133,7 +165,9 @@ class SlicedChecker:
     """Findings of whole modules, judged part by part, with the parts' findings kept for reuse."""
 
     def __init__(self, max_parts: int = 20_000) -> None:
-        self._kept: OrderedDict[bytes, tuple[_Stored, ...]] = OrderedDict()
+        self._kept: OrderedDict[bytes, _Part] = OrderedDict()
+        self._grouped: tuple[Sequence[Statement], frozenset[str], list[list[int]]] = ((), frozenset(), [])
+        """The statements last grouped into parts, the names that started them, and the parts."""
         self._max = max_parts
         self._index: ProjectIndex | None = None
         self._module = ""
@@ -158,7 +192,7 @@ class SlicedChecker:
         results: list[Finding] = []
         missing: list[tuple[bytes, list[Statement]]] = []
         by_name = import_index(found)
-        for group in parts(found, spellings(found, settings, index)):
+        for group in self._parts(found, spellings(found, settings, index)):
             members = [found[i] for i in group]
             digest = hashlib.sha256(setting)
             for statement in (*imports_for(by_name, members), *members):
@@ -169,7 +203,7 @@ class SlicedChecker:
                 missing.append((key, members))
                 continue
             self._kept.move_to_end(key)
-            results.extend(_placed(stored, members, path))
+            results.extend(stored.at(members, path))
         if missing:
             everything = [s for _, members in missing for s in members]
             pieces = sorted({*imports_for(by_name, everything), *everything}, key=lambda s: s.start)
@@ -179,9 +213,9 @@ class SlicedChecker:
                 return self._whole(text, path, settings)
             moved = list(_moved(checked.findings, pieces, starts))
             for key, members in missing:
-                stored = tuple(_stored(moved, members))
-                self._keep(key, stored)
-                results.extend(_placed(stored, members, path))
+                part = _Part(tuple(_stored(moved, members)))
+                self._keep(key, part)
+                results.extend(part.at(members, path))
                 self.judged_parts += 1
         results.sort(key=lambda f: (f.line, f.column, f.code))
         if any(f.fix is not None for f in results) and not compiles(text):
@@ -193,7 +227,15 @@ class SlicedChecker:
         return check_text(text, path, dataclasses.replace(settings, fix=None), index=self._index,
                           module_name=self._module).findings
 
-    def _keep(self, key: bytes, stored: tuple[_Stored, ...]) -> None:
+    def _parts(self, found: Sequence[Statement], spelled: frozenset[str]) -> list[list[int]]:
+        """``parts(found, spelled)``, kept from the last call while an edit changes no part (a keystroke in a body)."""
+        old, old_spelled, groups = self._grouped
+        if spelled != old_spelled or not same_parts(old, found, spelled):
+            groups = parts(found, spelled)
+        self._grouped = (found, spelled, groups)
+        return groups
+
+    def _keep(self, key: bytes, stored: _Part) -> None:
         self._kept[key] = stored
         while len(self._kept) > self._max:
             self._kept.popitem(last=False)
@@ -224,4 +266,5 @@ def _placed(stored: Iterable[_Stored], members: Sequence[Statement], path: str) 
                                   end_line=start + item.end_line if item.end_line >= 0 else 0)
 
 
-__all__ = ["SlicedChecker", "Statement", "compact", "import_index", "imports_for", "parts", "spellings", "statements"]
+__all__ = ["SlicedChecker", "Statement", "compact", "import_index", "imports_for", "parts", "same_parts", "seeds",
+           "spellings", "statements"]

@@ -8,6 +8,7 @@ those are computed once per text and the module is parsed once per change.
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
 from collections import OrderedDict
 
@@ -108,8 +109,8 @@ def _spliced(old: str, new: str, before: list[Statement]) -> list[Statement] | N
     while tail < shortest - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
         tail += 1
     first, last = head + 1, len(old_lines) - tail  # the old lines replaced (1-based; last < first: an insertion)
-    kept_before = [s for s in before if s.end < first]
-    kept_after = [s for s in before if s.start > last]
+    kept_before = before[:bisect.bisect_left(before, first, key=lambda s: s.end)]  # in order, none overlapping
+    kept_after = before[bisect.bisect_right(before, last, key=lambda s: s.start):]
     if kept_before:
         kept_before.pop()  # the statement just before the edit is read again: the edit may continue it
     if kept_after:
@@ -124,8 +125,10 @@ def _spliced(old: str, new: str, before: list[Statement]) -> list[Statement] | N
     middle = _statements(region, tree.body, start - 1)
     if middle is None:
         return None
-    moved = [dataclasses.replace(s, start=s.start + shift, end=s.end + shift) for s in kept_after]
-    return [*kept_before, *middle, *moved]
+    if shift:  # the statements after the edit move by the lines it added or took away (a keystroke moves none)
+        kept_after = [Statement(s.start + shift, s.end + shift, s.text, s.binds, s.loads, s.is_import, s.aliases, s.node)
+                      for s in kept_after]
+    return [*kept_before, *middle, *kept_after]
 
 
 def _statements(lines: list[str], body: list[ast.stmt], offset: int) -> list[Statement] | None:

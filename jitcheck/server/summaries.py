@@ -19,7 +19,7 @@ from pathlib import Path
 from jitcheck.lint import index as lint_index
 from jitcheck.lint.config import Config
 from jitcheck.lint.files import discover
-from jitcheck.server.statements import statements
+from jitcheck.server.statements import Statement, statements
 
 
 class Summaries:
@@ -34,8 +34,10 @@ class Summaries:
         self._keys: dict[str, str] | None = None
         self._texts: dict[Path, str] = {}
         """The text each shown file's summary was last made from (the same text again changes nothing)."""
-        self._pieces: dict[str, lint_index.Summary] = {}
+        self._pieces: dict[str, _Piece] = {}
         """The summary of each top-level statement's text (it depends on nothing else)."""
+        self._joined_from: tuple[list[_Piece], lint_index.Summary | None] = ([], None)
+        """The pieces last joined, and their join."""
 
     def load_project(self, config: Config) -> None:
         """Summarize every file the command line would check under ``config.root`` (once per root)."""
@@ -116,37 +118,31 @@ class Summaries:
         found = statements(text, tree)  # the statements of this text read already (an edit's), else parsed now
         if found is None:  # does not parse, or two statements share a line: summarized whole
             return lint_index.summarize(text) if tree is None else lint_index.summarize_tree(tree)
-        joined: lint_index.Summary = {"imports": {}, "classes": {}, "functions": {}}
-        for statement in found:
-            piece = self._pieces.get(statement.text)
-            if piece is None:
-                assert statement.node is not None
-                piece = self._pieces[statement.text] = lint_index.summarize_tree(
-                    ast.Module(body=[statement.node], type_ignores=[]))
-                if len(self._pieces) > 50_000:
-                    self._pieces.clear()
-            functions = piece.get("functions", {})
-            if any("jit" in entry and entry.get("params") is None for entry in functions.values()):
-                jitted = _jitted_name(statement.node)
-                if jitted is None:
-                    # a jit assignment inside a block that takes another statement's parameters: summarized whole
-                    return lint_index.summarize(text) if tree is None else lint_index.summarize_tree(tree)
-                target, name = jitted
-                # `apply = jax.jit(_apply, ...)`: `_apply`'s parameters as the statements above define it
-                params = joined["functions"].get(name, {}).get("params") if name is not None else None
-                piece = {**piece, "functions": {**functions, target: {**functions[target], "params": params}}}
-            for part, entries in piece.items():
-                if part == "loop_calls":
-                    continue  # spelled through the whole module's imports: made below, not per statement
-                if isinstance(entries, dict):
-                    joined.setdefault(part, {}).update(entries)  # a later binding of a name wins
-                else:
-                    joined.setdefault(part, []).extend(entries)  # star imports, in order
+        pieces = [self._piece(statement) for statement in found]
+        if pieces != self._joined_from[0]:  # else the same pieces as the last text (an edit inside a body): the same join
+            self._joined_from = (pieces, _join(pieces))
+        joined = self._joined_from[1]
+        if joined is None:  # a jit assignment inside a block that takes another statement's parameters
+            return lint_index.summarize(text) if tree is None else lint_index.summarize_tree(tree)
+        joined = dict(joined)
         looped = lint_index.loop_calls(ast.Module(body=[s.node for s in found if s.node is not None], type_ignores=[]),
                                        joined["imports"])
         if looped:
             joined["loop_calls"] = looped
         return joined
+
+    def _piece(self, statement: Statement) -> _Piece:
+        piece = self._pieces.get(statement.text)
+        if piece is None:
+            assert statement.node is not None
+            summary = lint_index.summarize_tree(ast.Module(body=[statement.node], type_ignores=[]))
+            functions = summary.get("functions", {})
+            unresolved = any("jit" in entry and entry.get("params") is None for entry in functions.values())
+            piece = self._pieces[statement.text] = (summary, _jitted_name(statement.node) if unresolved else None,
+                                                    unresolved)
+            if len(self._pieces) > 50_000:
+                self._pieces.clear()
+        return piece
 
     def remove(self, path: Path) -> None:
         """Closed in the editor: its summary goes back to the file on disk (or away, if it is gone)."""
@@ -182,6 +178,34 @@ class Summaries:
         return frozenset(other for other in self._shown
                          if other != path.resolve() and self.module(other) != name
                          and name in joined.dependencies(self.module(other)))
+
+
+_Piece = tuple[lint_index.Summary, tuple[str, str | None] | None, bool]
+"""A statement's summary; for ``apply = jax.jit(_apply)``, the jitted name to resolve at the join; and whether its
+summary has a jitted function whose parameters come from another statement."""
+
+
+def _join(pieces: list[_Piece]) -> lint_index.Summary | None:
+    """The module's summary from its statements' (``loop_calls`` left out), or None when a jit assignment nested in
+    a block takes another statement's parameters (only the whole module's summary can say which)."""
+    joined: lint_index.Summary = {"imports": {}, "classes": {}, "functions": {}}
+    for piece, jitted, unresolved in pieces:
+        if unresolved:
+            if jitted is None:
+                return None
+            target, name = jitted
+            # `apply = jax.jit(_apply, ...)`: `_apply`'s parameters as the statements above define it
+            functions = piece["functions"]
+            params = joined["functions"].get(name, {}).get("params") if name is not None else None
+            piece = {**piece, "functions": {**functions, target: {**functions[target], "params": params}}}
+        for part, entries in piece.items():
+            if part == "loop_calls":
+                continue  # spelled through the whole module's imports: made by the caller, not per statement
+            if isinstance(entries, dict):
+                joined.setdefault(part, {}).update(entries)  # a later binding of a name wins
+            else:
+                joined.setdefault(part, []).extend(entries)  # star imports, in order
+    return joined
 
 
 def _jitted_name(node: ast.stmt | None) -> tuple[str, str | None] | None:

@@ -11,7 +11,7 @@ import pytest
 
 from jitcheck.lint.check import check_text
 from jitcheck.lint.settings import Settings
-from jitcheck.server.slices import SlicedChecker, import_index, parts, spellings, statements
+from jitcheck.server.slices import SlicedChecker, import_index, parts, same_parts, spellings, statements
 from tests.lint.checks import test_callables, test_nodes, test_static_values
 from tests.lint.checks.support import HEADER
 
@@ -23,6 +23,8 @@ FIXTURES = sorted((ROOT / "fixtures").rglob("*.py"))
 EDITED = ["fixtures/lint_project/data.py", "fixtures/example_project/example_buggy/schedule.py",
           "fixtures/mypy_cases/node_bodies.py"]
 SETTINGS = Settings()
+BLOCK = ("def loss_{i}(p, x):\n    return p * x\n\n\nstep_{i} = jax.jit(loss_{i})\n\n\n"
+         "def train_{i}(p, xs):\n    for x in xs:\n        p = jax.jit(lambda q: q - loss_{i}(q, x))(p)\n    return p\n\n\n")
 
 
 def whole(text: str, path: str = "m.py", settings: Settings = SETTINGS) -> tuple[object, ...]:
@@ -84,9 +86,7 @@ def test_configured_wrappers_start_parts_and_change_the_key() -> None:
 
 
 def test_a_change_rejudges_only_the_part_it_touched() -> None:
-    block = ("def loss_{i}(p, x):\n    return p * x\n\n\nstep_{i} = jax.jit(loss_{i})\n\n\n"
-             "def train_{i}(p, xs):\n    for x in xs:\n        p = jax.jit(lambda q: q - loss_{i}(q, x))(p)\n    return p\n\n\n")
-    text = "import jax\n\n\n" + "".join(block.format(i=i) for i in range(6))
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
     found = statements(text)
     assert found is not None and len(parts(found, spellings(found, SETTINGS))) == 6
     checker = SlicedChecker()
@@ -98,6 +98,22 @@ def test_a_change_rejudges_only_the_part_it_touched() -> None:
     moved = "# a new first line\n" + edited
     assert checker.check(moved, "m.py", SETTINGS) == whole(moved)  # every part reused, one line further down
     assert checker.judged_parts == 7
+
+
+def test_the_parts_are_kept_only_while_no_statement_changes_what_it_binds_loads_or_spells() -> None:
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(3))
+    found = statements(text)
+    assert found is not None
+    spelled = spellings(found, SETTINGS)
+    for old, new, kept in (("return p * x", "return p * x * 2", True),  # a keystroke in a body
+                           ("return p * x", "return p * y", False),  # loads another name
+                           ("return p * x", "return jax.jit(p)(x)", False),  # spells a wrapper: starts a part
+                           ("def loss_1(p, x):", "def loss_9(p, x):", False)):  # binds another name
+        edited = statements(text.replace(old, new, 1))
+        assert edited is not None
+        assert same_parts(found, edited, spelled) is kept, new
+        if kept:
+            assert parts(edited, spelled) == parts(found, spelled)
 
 
 def test_what_cannot_be_sliced_is_judged_whole() -> None:
