@@ -25,12 +25,13 @@ from jitcheck import __version__
 from jitcheck.lint import noqa
 from jitcheck.lint.config import ConfigError
 from jitcheck.server import actions, diagnostics, notebooks
-from jitcheck.server.analyst import Analyst, Then
+from jitcheck.server.analyst import SETTLE_PARTS, Analyst, Then, settle
 from jitcheck.server.fixing import fix_all, fix_one
 from jitcheck.server.positions import UTF8, UTF16, UTF32, Span, code_points, units
 from jitcheck.server.project import Project
 from jitcheck.server.ruledocs import default_base, hover_markdown, noqa_markdown
 from jitcheck.server.session import Judged, Options, is_pyproject
+from jitcheck.server.slices import Superseded
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage("python")], notebook="*")],
@@ -57,6 +58,7 @@ class JitcheckServer(LanguageServer):
         self.judged: dict[str, Judged] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.shown_errors: set[str] = set()
+        self.made = diagnostics.Made()
 
     # -- documents -------------------------------------------------------------------------------
     @property
@@ -90,9 +92,19 @@ class JitcheckServer(LanguageServer):
         document = self.workspace.get_text_document(uri)
         path, text, version = self.path_of(uri), document.source, document.version
 
-        def work() -> Then:  # in the analysis thread
-            judgement = self.project.judge(path, text)
+        def stale() -> bool:  # read in the analysis thread: a newer text of the document came (it is judged next)
+            now = self.workspace.text_documents.get(uri)
+            return now is None or now.version != version
+
+        def work() -> Then | None:  # in the analysis thread
+            try:
+                judgement = self.project.judge(path, text, stale)
+            except Superseded:
+                return None
+            if judgement.judged_parts >= SETTLE_PARTS:
+                settle()
             others = self.project.changed(path, text) if dependents else frozenset()
+            made = self.made.of(judgement.findings, text.split("\n"), self.encoding, self.docs)
 
             def then() -> None:  # on the loop
                 self.report(judgement.error)
@@ -100,7 +112,7 @@ class JitcheckServer(LanguageServer):
                 if now is not None and now.version == version:  # else stale: its newer text is judged next
                     settings = judgement.file.settings if judgement.file is not None else None
                     self.judged[uri] = Judged(version, text, judgement.findings, settings)
-                    self.publish(uri)
+                    self.publish(uri, made)
                 self.judge_dependents(others, uri)
 
             return then
@@ -132,11 +144,12 @@ class JitcheckServer(LanguageServer):
 
         self.analyst.submit(notebook_uri, work)
 
-    def publish(self, uri: str) -> None:
+    def publish(self, uri: str, made: list[types.Diagnostic] | None = None) -> None:
+        """Send the document's last judgement (``made``: its diagnostics, made already in the analysis thread)."""
         judged = self.judged[uri]
-        lines = judged.lines
-        found = [diagnostics.diagnostic(f, lines, self.encoding, self.docs) for f in judged.findings]
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, found, judged.version))
+        if made is None:
+            made = self.made.of(judged.findings, judged.lines, self.encoding, self.docs)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, made, judged.version))
 
     def report(self, error: ConfigError | None) -> None:
         """Show a configuration error once (until the configuration is reloaded)."""
@@ -245,7 +258,7 @@ def noqa_hover(ls: JitcheckServer, params: types.HoverParams) -> types.Hover | N
 
 
 def build() -> JitcheckServer:
-    """The server with every handler registered."""
+    """The server with every handler registered (the modules it runs on set aside from the garbage collector)."""
     server = JitcheckServer()
 
     @server.feature(types.INITIALIZE)
@@ -380,6 +393,7 @@ def build() -> JitcheckServer:
         return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, "\n\n---\n\n".join(parts)),
                            diagnostics.lsp_range(first))
 
+    settle()
     return server
 
 

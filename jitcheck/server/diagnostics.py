@@ -50,4 +50,32 @@ def diagnostic(finding: Finding, lines: Sequence[str], encoding: str, docs: str 
     )
 
 
-__all__ = ["SOURCE", "diagnostic", "finding_span", "lsp_range", "message", "severity"]
+def _line(lines: Sequence[str], number: int) -> str:
+    return lines[number] if 0 <= number < len(lines) else ""
+
+
+class Made:
+    """The diagnostics made so far, by finding and the text of the lines it covers: a keystroke re-publishes
+    every finding of its file, and most are where and what they were (diagnostics are never changed once made)."""
+
+    def __init__(self, most: int = 50_000) -> None:
+        self._made: dict[tuple[Finding, str, str, str, str, str | None], types.Diagnostic] = {}
+        self._most = most
+
+    def of(self, findings: Sequence[Finding], lines: Sequence[str], encoding: str, docs: str | None) -> list[types.Diagnostic]:
+        """``[diagnostic(f, lines, encoding, docs) for f in findings]``."""
+        found = []
+        for finding in findings:
+            first = max(finding.line - 1, 0)  # the lines finding_span reads
+            last = finding.end_line - 1 if finding.end_line > 0 else first
+            key = (finding, finding.confidence, _line(lines, first), _line(lines, last), encoding, docs)
+            made = self._made.get(key)
+            if made is None:
+                if len(self._made) >= self._most:
+                    self._made.clear()
+                made = self._made[key] = diagnostic(finding, lines, encoding, docs)
+            found.append(made)
+        return found
+
+
+__all__ = ["SOURCE", "Made", "diagnostic", "finding_span", "lsp_range", "message", "severity"]

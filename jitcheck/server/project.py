@@ -11,6 +11,7 @@ says which open files to judge again after a change.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 from jitcheck.lint.config import ConfigError
@@ -29,6 +30,8 @@ class Judgement:
     findings: tuple[Finding, ...]
     file: FileConfig | None
     error: ConfigError | None = None
+    judged_parts: int = 0
+    """How many of its parts were judged anew (the others' findings were kept)."""
 
 
 class Project:
@@ -42,8 +45,9 @@ class Project:
         self._last: dict[Path, str] = {}
         """Each file's text last judged: the next text is read as an edit of it."""
 
-    def judge(self, path: Path, text: str) -> Judgement:
-        """What ``jitcheck`` says about ``text`` as the content of ``path``.
+    def judge(self, path: Path, text: str, stale: Callable[[], bool] | None = None) -> Judgement:
+        """What ``jitcheck`` says about ``text`` as the content of ``path``; :class:`~jitcheck.server.slices.Superseded`
+        when ``stale()`` says a newer text came before it was done.
 
         An empty buffer has no findings (the command line's "the file is empty" is
         for files on disk, not for a file being started in the editor).
@@ -59,9 +63,12 @@ class Project:
         edited(self._last.get(path), text)
         self._last[path] = text
         self.summaries.update(path, text)
+        before = self.checker.judged_parts
         findings = self.checker.check(text, str(path), file.settings, index=self.summaries.joined(),
-                                      module_name=self.summaries.module(path), depends=self.summaries.key(path))
-        return Judgement(tuple(f for f in findings if f.code in file.select), file)
+                                      module_name=self.summaries.module(path), depends=self.summaries.key(path),
+                                      stale=stale)
+        return Judgement(tuple(f for f in findings if f.code in file.select), file,
+                         judged_parts=self.checker.judged_parts - before)
 
     def changed(self, path: Path, text: str) -> frozenset[Path]:
         """Record ``path``'s new text in the index; the other files to judge again."""

@@ -21,10 +21,11 @@ one line, a slice libcst will not read) is judged whole.
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
 import hashlib
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from jitcheck.lint import names
 from jitcheck.lint.check import check_text
@@ -134,6 +135,29 @@ def parts(found: Sequence[Statement], spelled: Iterable[str]) -> list[list[int]]
     return groups
 
 
+BATCH_LINES = 600
+"""About how many lines of parts one check reads: a bound on how long a newer text waits for a stale judgement
+(a whole file's first judgement is many batches), and few enough batches that their fixed cost is small."""
+
+
+class Superseded(Exception):
+    """A judgement given up because a newer text of its document came (``stale()`` said so)."""
+
+
+def _batches(missing: list[tuple[bytes, list[Statement]]], lines: int) -> Iterable[list[tuple[bytes, list[Statement]]]]:
+    """``missing`` in order, cut into runs of parts of about ``lines`` lines each."""
+    batch: list[tuple[bytes, list[Statement]]] = []
+    size = 0
+    for key, members in missing:
+        batch.append((key, members))
+        size += sum(member.end - member.start + 1 for member in members)
+        if size >= lines:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
 @dataclasses.dataclass
 class _Part:
     """A part's findings as judged (``stored``), and as last placed in a module (kept while its statements stay put)."""
@@ -164,7 +188,8 @@ class _Stored:
 class SlicedChecker:
     """Findings of whole modules, judged part by part, with the parts' findings kept for reuse."""
 
-    def __init__(self, max_parts: int = 20_000) -> None:
+    def __init__(self, max_parts: int = 20_000, batch_lines: int = BATCH_LINES) -> None:
+        self.batch_lines = batch_lines
         self._kept: OrderedDict[bytes, _Part] = OrderedDict()
         self._grouped: tuple[Sequence[Statement], frozenset[str], list[list[int]]] = ((), frozenset(), [])
         """The statements last grouped into parts, the names that started them, and the parts."""
@@ -175,13 +200,14 @@ class SlicedChecker:
         """How many parts were judged anew (the others were reused): for tests and benchmarks."""
 
     def check(self, text: str, path: str, settings: Settings, *, index: ProjectIndex | None = None, module_name: str = "",
-              depends: str = "", tree: ast.Module | None = None) -> tuple[Finding, ...]:
+              depends: str = "", tree: ast.Module | None = None, stale: Callable[[], bool] | None = None) -> tuple[Finding, ...]:
         """The same findings as ``check_text(text, path, settings, index=index, module_name=module_name)``, in order.
 
         ``depends`` is a digest of what the module's findings depend on in ``index`` (the
         summaries it imports, :meth:`jitcheck.lint.index.ProjectIndex.dependency_keys`):
         a part is reused only while it is the same. ``tree`` is Python's syntax tree of ``text``
-        when the caller has it already.
+        when the caller has it already. The parts to judge are judged in batches of about ``batch_lines``
+        lines; before each, ``stale()`` says whether a newer text has come (then :class:`Superseded` is raised).
         """
         self._index, self._module = index, module_name
         found = statements(text, tree)
@@ -204,15 +230,17 @@ class SlicedChecker:
                 continue
             self._kept.move_to_end(key)
             results.extend(stored.at(members, path))
-        if missing:
-            everything = [s for _, members in missing for s in members]
+        for batch in _batches(missing, self.batch_lines):
+            if stale is not None and stale():
+                raise Superseded(path)  # the parts judged so far are kept: the newer text's judgement reuses them
+            everything = [s for _, members in batch for s in members]
             pieces = sorted({*imports_for(by_name, everything), *everything}, key=lambda s: s.start)
             source, starts = compact(pieces)
             checked = check_text(source, path, dataclasses.replace(settings, fix=None), index=index, module_name=module_name)
             if checked.internal_error or any(f.code == "JC000" for f in checked.findings):
                 return self._whole(text, path, settings)
             moved = list(_moved(checked.findings, pieces, starts))
-            for key, members in missing:
+            for key, members in batch:
                 part = _Part(tuple(_stored(moved, members)))
                 self._keep(key, part)
                 results.extend(part.at(members, path))
@@ -244,7 +272,7 @@ class SlicedChecker:
 def _moved(findings: Iterable[Finding], pieces: Sequence[Statement], starts: Sequence[int]) -> Iterable[Finding]:
     """The findings of a compact module at their lines in the real one."""
     for finding in findings:
-        index = max(i for i, start in enumerate(starts) if start <= finding.line)
+        index = bisect.bisect_right(starts, finding.line) - 1
         shift = pieces[index].start - starts[index]
         yield dataclasses.replace(finding, line=finding.line + shift,
                                   end_line=finding.end_line + shift if finding.end_line else 0)
@@ -266,5 +294,5 @@ def _placed(stored: Iterable[_Stored], members: Sequence[Statement], path: str) 
                                   end_line=start + item.end_line if item.end_line >= 0 else 0)
 
 
-__all__ = ["SlicedChecker", "Statement", "compact", "import_index", "imports_for", "parts", "same_parts", "seeds",
-           "spellings", "statements"]
+__all__ = ["BATCH_LINES", "SlicedChecker", "Statement", "Superseded", "compact", "import_index", "imports_for", "parts",
+           "same_parts", "seeds", "spellings", "statements"]

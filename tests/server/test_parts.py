@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from jitcheck.lint.check import check_source
+from jitcheck.lint.findings import Finding
 from jitcheck.server import notebooks
+from jitcheck.server.diagnostics import Made, diagnostic
 from jitcheck.server.noqa_edit import with_noqa
 from jitcheck.server.positions import UTF8, UTF16, UTF32, code_points, replacement, span
 
@@ -19,6 +21,18 @@ def test_a_column_after_a_wide_character_counts_in_the_clients_units(encoding: s
     where = span([line], 1, 9, 0, 0, encoding)
     assert where.character == expected
     assert code_points(line, expected, encoding) == 8
+
+
+def test_a_diagnostic_made_before_is_reused_only_while_the_lines_it_covers_read_the_same() -> None:
+    finding = Finding("m.py", 2, 9, "JC104", "lambda", "hoist it", end_line=2, end_column=30)
+    lines = ["import jax", "y = 1 + jax.jit(lambda x: x)(2)"]
+    made = Made()
+    first = made.of([finding], lines, UTF16, None)
+    assert first == [diagnostic(finding, lines, UTF16, None)]
+    assert made.of([finding], list(lines), UTF16, None)[0] is first[0]  # the same line: the same diagnostic
+    wide = ["import jax", 'y = "😀" + jax.jit(lambda x: x)(2)']  # the same finding, its line now wider
+    assert made.of([finding], wide, UTF16, None) == [diagnostic(finding, wide, UTF16, None)] != first
+    assert made.of([finding], lines, UTF8, None) == [diagnostic(finding, lines, UTF8, None)]
 
 
 def test_a_replacement_is_the_smallest_single_edit() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from jitcheck.lint.check import check_text
 from jitcheck.lint.settings import Settings
-from jitcheck.server.slices import SlicedChecker, import_index, parts, same_parts, spellings, statements
+from jitcheck.server.slices import SlicedChecker, Superseded, import_index, parts, same_parts, spellings, statements
 from tests.lint.checks import test_callables, test_nodes, test_static_values
 from tests.lint.checks.support import HEADER
 
@@ -114,6 +114,30 @@ def test_the_parts_are_kept_only_while_no_statement_changes_what_it_binds_loads_
         assert same_parts(found, edited, spelled) is kept, new
         if kept:
             assert parts(edited, spelled) == parts(found, spelled)
+
+
+def test_parts_judged_in_small_batches_give_the_whole_modules_findings() -> None:
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
+    checker = SlicedChecker(batch_lines=1)  # one part a batch
+    assert checker.check(text, "m.py", SETTINGS) == whole(text) != ()
+    assert checker.judged_parts == 6
+
+
+def test_a_judgement_a_newer_text_made_stale_stops_between_batches_and_its_parts_are_kept() -> None:
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
+    asked: list[int] = []
+
+    def stale() -> bool:  # the newer text comes while the second batch is judged
+        asked.append(len(asked))
+        return len(asked) > 2
+
+    checker = SlicedChecker(batch_lines=1)
+    with pytest.raises(Superseded):
+        checker.check(text, "m.py", SETTINGS, stale=stale)
+    assert checker.judged_parts == 2  # asked before each batch: two judged, then given up
+    edited = text.replace("return p * x", "return p * x * 2", 1)  # the newer text: one part changed
+    assert checker.check(edited, "m.py", SETTINGS, stale=lambda: False) == whole(edited)
+    assert checker.judged_parts == 2 + 5  # the changed first part and the four never judged; the second one kept
 
 
 def test_what_cannot_be_sliced_is_judged_whole() -> None:
