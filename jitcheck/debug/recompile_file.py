@@ -1,6 +1,6 @@
 """The recorder's JSON file kept current while the run goes, so that a run killed by a time limit keeps its records.
 
-`write` replaces the file in one step (a file beside it named for the process, then ``os.replace``):
+`write` replaces the file in one step (`jitcheck.atomic`: a file beside it, then a rename):
 a reader, or a kill, never meets half a file. `checkpoint` writes what was recorded so
 far (``"complete": false``, the per-site counts without the trace list) when anything
 was traced since the last write; the pytest plugin calls it after each test.
@@ -17,26 +17,15 @@ import threading
 import types
 from typing import Any
 
+from jitcheck.atomic import write_atomic
+
 _written = {"traces": -1}
 """The recorder's trace count at the last checkpoint (nothing new traced: nothing to write)."""
 
 
 def write(path: str, data: dict[str, Any]) -> None:
     """Write ``data`` as JSON to ``path`` atomically: the old file stays whole until the new one replaces it."""
-    folder, name = os.path.split(os.path.abspath(path))
-    # beside the file (os.replace stays within one file system), named for this process; open() keeps the umask's mode
-    temporary = os.path.join(folder, f".jitcheck-recompiles-{os.getpid()}-{name}")
-    try:
-        with open(temporary, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, indent=1)
-            stream.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    write_atomic(path, json.dumps(data, indent=1) + "\n")
 
 
 def checkpoint(path: str, *, with_traces: bool = False) -> bool:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from jitcheck.atomic import write_atomic
 
 from jitcheck.lint.findings import Finding
 
@@ -102,30 +102,6 @@ def _locked(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename, keeping its mode."""
-    mode = None
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except OSError:
-        pass
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.jitcheck-{os.getpid()}-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
 
 
 __all__ = ["Cache", "digest", "write_atomic"]

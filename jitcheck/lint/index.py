@@ -780,7 +780,7 @@ class SummaryCache:
     def save(self, keep: Iterable[str]) -> None:
         if self.file is None or not self.dirty:
             return
-        from jitcheck.lint.cache import write_atomic
+        from jitcheck.atomic import write_atomic
 
         wanted = set(keep)
         entries = {k: v for k, v in self.entries.items() if k in wanted}

@@ -172,7 +172,7 @@ def test_json_records_each_trace_with_its_fingerprint(planted: dict[str, Any]) -
     records = planted["records"]
     assert records["version"] == 1
     assert records["complete"] is True  # the run ended (a checkpoint or a killed run says false)
-    assert not list(planted["folder"].glob(".jitcheck-recompiles-*"))  # each write replaced the file whole, nothing left beside it
+    assert not list(planted["folder"].glob(".*.tmp"))  # each write replaced the file whole, nothing left beside it
     closures = [t for t in records["traces"] if t["function"].endswith("closure_step")]
     assert len(closures) == 3
     assert len({t["fingerprint"] for t in closures}) == 1  # one program ...
