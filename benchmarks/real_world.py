@@ -187,6 +187,10 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("astrojax", "0.8.0"),
     ("jaxampler", "0.0.7"),
     ("quimb", "1.16.0"),
+    ("jax-neural-operators", "0.2.3"),
+    ("kalmax", "0.3.0"),
+    ("qpax", "0.1.4"),
+    ("sedpy-jax", "0.1.1"),
     # Issue 23's top-up (helper corpus23; names sealed by the rule, SHA-256 starting 0-7, before their code was read):
     ("jaxonomy", "3.4.1"),
 )
