@@ -104,16 +104,20 @@ class Sameness(Repetition):
             return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
                 f"that each call builds the same program: it reads {_names(used)}, which callers may vary")),
                 confidence="low")
-        looping = [site for site in sites if site.context.in_loop and site.context.loop is not None]
-        if len(sites) == 1 and looping:
-            caller_loop = looping[0].context.loop
-            assert caller_loop is not None
-            outer_changing = self.loop_names(caller_loop, looping[0].context)
-            argument_texts = [a for texts in passed.values() for a in texts if a is not None]
-            if not any(set(a.replace("(", " ").replace(")", " ").replace(",", " ").replace(".", " ").split())
-                       & outer_changing for a in argument_texts):
-                return self.same_code(evidence, fun, why="the arguments it reads do not change in the caller's loop")
-            return self.judged(evidence, fun, self.items_kind(self.loop_iterable(caller_loop)), used, "call")
+        kinds = set()
+        for i, site in enumerate(sites):
+            caller_loop = site.context.loop
+            if not site.context.in_loop or caller_loop is None:
+                continue
+            outer_changing = self.loop_names(caller_loop, site.context)
+            if any(_words(texts[i]) & outer_changing for texts in passed.values() if texts[i] is not None):
+                kinds.add(self.items_kind(self.loop_iterable(caller_loop)))
+        if kinds:
+            # A caller's loop hands in what changes on each iteration: judged by what that loop runs over.
+            kind = "objects" if "objects" in kinds else "numbers" if kinds == {"numbers"} else "unknown"
+            return self.judged(evidence, fun, kind, used, "call")
+        if len(sites) == 1 and sites[0].context.in_loop:
+            return self.same_code(evidence, fun, why="the arguments it reads do not change in the caller's loop")
         if all(len(set(texts)) == 1 and None not in texts for texts in passed.values()):
             return self.same_code(evidence, fun, why="every call site passes the same arguments")
         return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
@@ -222,15 +226,21 @@ class Sameness(Repetition):
         return "unknown"
 
     def derived(self, function: cst.FunctionDef, params: set[str]) -> dict[str, set[str]]:
-        """Local names of ``function`` assigned from expressions that read some of ``params`` (one level), with
-        the parameters each reads."""
+        """Local names of ``function`` assigned from expressions that read some of ``params``, directly or
+        through other such names (``xs = simulate(n); data = Dataset(xs)``: ``data`` derives from ``n``), with
+        the parameters each derives from."""
+        bindings = _Bindings()
+        function.body.visit(bindings)
+        reads = bindings.reads
         found: dict[str, set[str]] = {}
-        for target, (value, where) in self.c.assigned.items():
-            if where.function is function and isinstance(target, cst.Name):
-                reader = _Reader()
-                value.visit(reader)
-                if reader.names & params:
-                    found.setdefault(target.value, set()).update(reader.names & params)
+        changed = True
+        while changed:
+            changed = False
+            for name, read in reads:
+                sources = (read & params).union(*(found[r] for r in read if r in found and r != name))
+                if sources - found.get(name, set()):
+                    found.setdefault(name, set()).update(sources)
+                    changed = True
         return found
 
     def call_shape(self, site: CallSite) -> str:
@@ -362,6 +372,11 @@ def _number(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.UnaryOperation) and isinstance(node.expression, (cst.Integer, cst.Float))
 
 
+def _words(text: str) -> set[str]:
+    """The words of an argument's source (names and attribute names): what it may read."""
+    return set(re.findall(r"[A-Za-z_]\w*", text))
+
+
 def _names(used: list[str]) -> str:
     return ", ".join(f"`{name}`" for name in used)
 
@@ -378,6 +393,43 @@ class _Reader(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)
+        return False
+
+
+class _Bindings(cst.CSTVisitor):
+    """Each name a function's body binds (``=``, tuple targets included, ``:=``, augmented, annotated, a ``for``
+    target), with the names its value reads; nested functions are not entered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[tuple[str, set[str]]] = []
+
+    def _bind(self, targets: list[cst.CSTNode], value: cst.CSTNode | None) -> None:
+        if value is None:
+            return
+        reader = _Reader()
+        value.visit(reader)
+        for target in targets:
+            bound = _Reader()
+            target.visit(bound)
+            self.reads += [(name, reader.names) for name in bound.names if isinstance(target, (cst.Name, cst.Tuple, cst.List))]
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._bind([t.target for t in node.targets], node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind([node.target], node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind([node.target], node.value)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind([node.target], node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind([node.target], node.iter)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
 
 

@@ -229,3 +229,29 @@ def test_a_literal_list_of_integers_may_be_sizes_and_rests_on_a_guess() -> None:
         """
     assert check(body) == [(3, "JC104")] and shown(body) == []
     assert shown(body.replace("[200, 500, 1000]", "[0.5, 1.0, 2.0]")) == [(3, "JC104")]
+
+
+def test_a_value_derived_from_a_parameter_through_other_locals_changes_with_it() -> None:
+    # `data` comes from `n` through `simulate` and a tuple: each problem size is another shape, another program.
+    # Two calls per iteration of the caller's loop pass the same `n`, but `n` changes on every iteration.
+    body = """\
+        def simulate(n):
+            return jnp.ones(n), jnp.zeros(n)
+
+        def make_loss(n, exact):
+            xs, ys = simulate(n)
+            data = (xs, ys)
+            if exact:
+                loss = lambda m: m * data[0].sum()
+            else:
+                loss = lambda m: m + data[1].sum()
+            forward = jax.jit(loss)
+            return lambda: forward(1.0)
+
+        for n in [200, 500, 1000]:
+            make_loss(n, exact=True)()
+            make_loss(n, exact=False)()
+        """
+    assert check(body) == [(11, "JC104")] and shown(body) == []
+    # Nothing the lambda reads comes from `n`: the same program on every call, reported.
+    assert shown(body.replace("xs, ys = simulate(n)", "xs, ys = simulate(3)")) == [(11, "JC104")]
