@@ -395,6 +395,19 @@ class _Reader(cst.CSTVisitor):
         node.value.visit(self)
         return False
 
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        # A lambda's parameters are its own, not names it reads from around it (its defaults are).
+        params = node.params
+        inner = _Reader()
+        node.body.visit(inner)
+        own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        own |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+        self.names |= inner.names - own
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.default is not None:
+                param.default.visit(self)
+        return False
+
 
 class _Bindings(cst.CSTVisitor):
     """Each name a function's body binds (``=``, tuple targets included, ``:=``, augmented, annotated, a ``for``

@@ -255,3 +255,19 @@ def test_a_value_derived_from_a_parameter_through_other_locals_changes_with_it()
     assert check(body) == [(11, "JC104")] and shown(body) == []
     # Nothing the lambda reads comes from `n`: the same program on every call, reported.
     assert shown(body.replace("xs, ys = simulate(n)", "xs, ys = simulate(3)")) == [(11, "JC104")]
+
+
+def test_a_lambdas_own_parameters_are_not_read_from_the_loop_around_it() -> None:
+    # `ids` in the lambda is its parameter, not the loop's `ids`: the same program on every call of `_rank`.
+    body = """\
+        class Analyzer:
+            def _rank(self, segments):
+                select = jax.jit(jax.vmap(lambda vals, ids: vals[ids]))
+                for ids in jnp.split(jnp.arange(segments), 2):
+                    select(jnp.ones((3, 3)), ids)
+
+            def run(self):
+                self._rank(1)
+                self._rank(2)
+        """
+    assert shown(body) == [(3, "JC104")]
