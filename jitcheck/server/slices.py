@@ -24,11 +24,13 @@ import ast
 import bisect
 import dataclasses
 import hashlib
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 
 from jitcheck.lint import names
 from jitcheck.lint.check import check_text
+from jitcheck.lint.evidence import Evidence, Reason
 from jitcheck.lint.findings import Finding
 from jitcheck.lint.fixes import compiles
 from jitcheck.lint.index import ProjectIndex
@@ -163,6 +165,8 @@ class _Part:
     """A part's findings as judged (``stored``), and as last placed in a module (kept while its statements stay put)."""
 
     stored: tuple[_Stored, ...]
+    judged: tuple[tuple[int, int], ...]
+    """The first and last line of each member when it was judged (the lines its findings' evidence names)."""
     starts: tuple[int, ...] = ()
     path: str = ""
     placed: tuple[Finding, ...] = ()
@@ -171,7 +175,17 @@ class _Part:
         """The findings at the lines of ``members`` in the file at ``path``."""
         starts = tuple(member.start for member in members)
         if starts != self.starts or path != self.path:
-            self.placed, self.starts, self.path = tuple(_placed(self.stored, members, path)), starts, path
+            judged = self.judged
+
+            def where(line: int) -> int:  # a line of the part when judged, now
+                for (first, last), start in zip(judged, starts, strict=True):
+                    if first <= line <= last:
+                        return line + start - first
+                return line
+
+            moved = any(start != first for (first, _), start in zip(judged, starts, strict=True))
+            self.placed = tuple(_placed(self.stored, members, path, where if moved else None))
+            self.starts, self.path = starts, path
         return self.placed
 
 
@@ -241,7 +255,7 @@ class SlicedChecker:
                 return self._whole(text, path, settings)
             moved = list(_moved(checked.findings, pieces, starts))
             for key, members in batch:
-                part = _Part(tuple(_stored(moved, members)))
+                part = _Part(tuple(_stored(moved, members)), tuple((member.start, member.end) for member in members))
                 self._keep(key, part)
                 results.extend(part.at(members, path))
                 self.judged_parts += 1
@@ -269,13 +283,28 @@ class SlicedChecker:
             self._kept.popitem(last=False)
 
 
+def relocated(evidence: Evidence, where: Callable[[int], int]) -> Evidence:
+    """``evidence`` with every line it names (a reason's line, and "line N" in its words) moved to ``where(N)``."""
+    def moved(reason: Reason) -> Reason:
+        if not reason.line:
+            return reason
+        line = where(reason.line)
+        return Reason(reason.kind, re.sub(rf"\bline {reason.line}\b", f"line {line}", reason.text), line)
+
+    if not any(reason.line for reason in (*evidence.again, *evidence.same)):
+        return evidence
+    return dataclasses.replace(evidence, again=tuple(map(moved, evidence.again)), same=tuple(map(moved, evidence.same)))
+
+
 def _moved(findings: Iterable[Finding], pieces: Sequence[Statement], starts: Sequence[int]) -> Iterable[Finding]:
-    """The findings of a compact module at their lines in the real one."""
+    """The findings of a compact module at their lines in the real one (the lines their evidence names too)."""
+    def where(line: int) -> int:
+        index = bisect.bisect_right(starts, line) - 1
+        return line + pieces[index].start - starts[index] if index >= 0 else line
+
     for finding in findings:
-        index = bisect.bisect_right(starts, finding.line) - 1
-        shift = pieces[index].start - starts[index]
-        yield dataclasses.replace(finding, line=finding.line + shift,
-                                  end_line=finding.end_line + shift if finding.end_line else 0)
+        yield dataclasses.replace(finding, line=where(finding.line), end_line=where(finding.end_line) if finding.end_line else 0,
+                                  evidence=relocated(finding.evidence, where))
 
 
 def _stored(findings: Iterable[Finding], members: Sequence[Statement]) -> Iterable[_Stored]:
@@ -287,12 +316,15 @@ def _stored(findings: Iterable[Finding], members: Sequence[Statement]) -> Iterab
                 break
 
 
-def _placed(stored: Iterable[_Stored], members: Sequence[Statement], path: str) -> Iterable[Finding]:
+def _placed(stored: Iterable[_Stored], members: Sequence[Statement], path: str,
+            where: Callable[[int], int] | None) -> Iterable[Finding]:
+    """The stored findings at their members' lines now; ``where`` moves the lines their evidence names (None: unmoved)."""
     for item in stored:
         start = members[item.index].start
+        evidence = item.finding.evidence if where is None else relocated(item.finding.evidence, where)
         yield dataclasses.replace(item.finding, path=path, line=start + item.line,
-                                  end_line=start + item.end_line if item.end_line >= 0 else 0)
+                                  end_line=start + item.end_line if item.end_line >= 0 else 0, evidence=evidence)
 
 
 __all__ = ["BATCH_LINES", "SlicedChecker", "Statement", "Superseded", "compact", "import_index", "imports_for", "parts",
-           "same_parts", "seeds", "spellings", "statements"]
+           "relocated", "same_parts", "seeds", "spellings", "statements"]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from jitcheck.lint.check import check_text
+from jitcheck.lint.findings import Finding
 from jitcheck.lint.settings import Settings
 from jitcheck.server.slices import SlicedChecker, Superseded, import_index, parts, same_parts, spellings, statements
 from tests.lint.checks import test_callables, test_nodes, test_static_values
@@ -27,7 +28,7 @@ BLOCK = ("def loss_{i}(p, x):\n    return p * x\n\n\nstep_{i} = jax.jit(loss_{i}
          "def train_{i}(p, xs):\n    for x in xs:\n        p = jax.jit(lambda q: q - loss_{i}(q, x))(p)\n    return p\n\n\n")
 
 
-def whole(text: str, path: str = "m.py", settings: Settings = SETTINGS) -> tuple[object, ...]:
+def whole(text: str, path: str = "m.py", settings: Settings = SETTINGS) -> tuple[Finding, ...]:
     return check_text(text, path, settings).findings
 
 
@@ -138,6 +139,21 @@ def test_a_judgement_a_newer_text_made_stale_stops_between_batches_and_its_parts
     edited = text.replace("return p * x", "return p * x * 2", 1)  # the newer text: one part changed
     assert checker.check(edited, "m.py", SETTINGS, stale=lambda: False) == whole(edited)
     assert checker.judged_parts == 2 + 5  # the changed first part and the four never judged; the second one kept
+
+
+def test_the_evidence_names_the_lines_of_the_file_as_the_command_lines_does_also_after_lines_move() -> None:
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(3))
+    checker = SlicedChecker()
+
+    def evidence(found: tuple[Finding, ...]) -> list[object]:
+        return [(f.line, f.evidence) for f in found]
+
+    found = checker.check(text, "m.py", SETTINGS)
+    assert any(reason.line > 14 for f in found for reason in f.evidence.again)  # lines of a later part, in the words too
+    assert evidence(found) == evidence(whole(text))
+    for edited in ("# a new first line\n" + text,  # every part kept, its lines moved
+                   text.replace("    for x in xs:\n", "    xs = list(xs)\n    for x in xs:\n", 1)):  # one part judged again
+        assert evidence(checker.check(edited, "m.py", SETTINGS)) == evidence(whole(edited))
 
 
 def test_what_cannot_be_sliced_is_judged_whole() -> None:
