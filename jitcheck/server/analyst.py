@@ -71,6 +71,11 @@ class Analyst:
             if then is not None:
                 then()
 
+    @property
+    def started(self) -> bool:
+        """Whether the analysis thread was started (it runs until the process ends)."""
+        return self._thread is not None
+
     def _start(self) -> None:
         if self._thread is not None:
             return

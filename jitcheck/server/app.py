@@ -221,6 +221,11 @@ class JitcheckServer(LanguageServer):
             action.edit = actions.text_edit(uri, text, new, self.encoding)
         return action
 
+    def end(self) -> bool:
+        """After the session: the helper processes ended; whether the analysis thread was started (it may be running)."""
+        self.project.end()
+        return self.analyst.started
+
     def can_resolve_edits(self) -> bool:
         code_action = self.client_capabilities.text_document and self.client_capabilities.text_document.code_action
         support = code_action.resolve_support if code_action else None

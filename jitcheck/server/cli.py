@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] = ()) -> int:
-    """Serve until the client says exit or closes the connection; 2 when pygls is missing."""
+    """Serve until the client says exit or closes the connection; 2 when pygls is missing. Once the analysis
+    thread has run, the process ends here (status 0) rather than returning."""
     parser = argparse.ArgumentParser(
         prog="jitcheck server",
         description="Run jitcheck as a language server (LSP over stdin/stdout) for editors; see docs/editor.md.",
@@ -26,7 +28,14 @@ def main(argv: Sequence[str] = ()) -> int:
         return 2
     if args.log_file:
         logging.basicConfig(filename=args.log_file, level=logging.INFO)
-    build().start_io()
+    server = build()
+    server.start_io()
+    if server.end():
+        # The analysis thread may be inside libcst's native parser: an interpreter that finalizes under it aborts
+        # (SIGABRT). The client has said exit and the protocol's stream is closed: the process ends here.
+        logging.shutdown()
+        sys.stderr.flush()
+        os._exit(0)
     return 0
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from jitcheck.lint.config import ConfigError
 from jitcheck.lint.findings import Finding
 from jitcheck.server.configs import Configs, FileConfig
+from jitcheck.server.helpers import Helpers
 from jitcheck.server.index import ProjectIndex
 from jitcheck.server.slices import SlicedChecker
 from jitcheck.server.statements import edited
@@ -41,7 +42,7 @@ class Project:
         self.configs = Configs()
         self.summaries = Summaries()
         self.index: ProjectIndex = self.summaries
-        self.checker = SlicedChecker()
+        self.checker = SlicedChecker(helpers=Helpers())
         self._last: dict[Path, str] = {}
         """Each file's text last judged: the next text is read as an edit of it."""
 
@@ -87,6 +88,11 @@ class Project:
         if not self.index.on_disk(path):
             return frozenset()
         return before | self.index.dependents(path)
+
+    def end(self) -> None:
+        """End the helper processes (the server is ending)."""
+        if self.checker.helpers is not None:
+            self.checker.helpers.stop(terminate=True)
 
     def reload_configuration(self) -> None:
         """Forget every configuration (a pyproject.toml changed); the next judgement loads it again."""

@@ -25,16 +25,18 @@ import bisect
 import dataclasses
 import hashlib
 import re
-from collections import OrderedDict
+import threading
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Sequence
 
 from jitcheck.lint import names
-from jitcheck.lint.check import check_text
+from jitcheck.lint.check import Checked, check_text
 from jitcheck.lint.evidence import Evidence, Reason
 from jitcheck.lint.findings import Finding
 from jitcheck.lint.fixes import compiles
 from jitcheck.lint.index import ProjectIndex
 from jitcheck.lint.settings import Settings
+from jitcheck.server.helpers import Helpers
 from jitcheck.server.statements import Statement, statements
 
 
@@ -146,9 +148,15 @@ class Superseded(Exception):
     """A judgement given up because a newer text of its document came (``stale()`` said so)."""
 
 
-def _batches(missing: list[tuple[bytes, list[Statement]]], lines: int) -> Iterable[list[tuple[bytes, list[Statement]]]]:
+_Batch = list[tuple[bytes, list[Statement]]]
+"""Parts to judge together: each one's key and statements."""
+_Judged = tuple[_Batch, list[Statement], list[int], Checked]
+"""A batch, the statements of its module (imports included), the line each starts on there, and its check."""
+
+
+def _batches(missing: _Batch, lines: int) -> Iterable[_Batch]:
     """``missing`` in order, cut into runs of parts of about ``lines`` lines each."""
-    batch: list[tuple[bytes, list[Statement]]] = []
+    batch: _Batch = []
     size = 0
     for key, members in missing:
         batch.append((key, members))
@@ -202,8 +210,10 @@ class _Stored:
 class SlicedChecker:
     """Findings of whole modules, judged part by part, with the parts' findings kept for reuse."""
 
-    def __init__(self, max_parts: int = 20_000, batch_lines: int = BATCH_LINES) -> None:
+    def __init__(self, max_parts: int = 20_000, batch_lines: int = BATCH_LINES, helpers: Helpers | None = None) -> None:
         self.batch_lines = batch_lines
+        self.helpers = helpers
+        """Processes that judge some of the batches of a judgement that has more than one (None: all judged here)."""
         self._kept: OrderedDict[bytes, _Part] = OrderedDict()
         self._grouped: tuple[Sequence[Statement], frozenset[str], list[list[int]]] = ((), frozenset(), [])
         """The statements last grouped into parts, the names that started them, and the parts."""
@@ -221,7 +231,8 @@ class SlicedChecker:
         summaries it imports, :meth:`jitcheck.lint.index.ProjectIndex.dependency_keys`):
         a part is reused only while it is the same. ``tree`` is Python's syntax tree of ``text``
         when the caller has it already. The parts to judge are judged in batches of about ``batch_lines``
-        lines; before each, ``stale()`` says whether a newer text has come (then :class:`Superseded` is raised).
+        lines, by this thread from the first and by the helpers (if any) from the last; before each, ``stale()``
+        says whether a newer text has come (then :class:`Superseded` is raised).
         """
         self._index, self._module = index, module_name
         found = statements(text, tree)
@@ -244,13 +255,69 @@ class SlicedChecker:
                 continue
             self._kept.move_to_end(key)
             results.extend(stored.at(members, path))
-        for batch in _batches(missing, self.batch_lines):
-            if stale is not None and stale():
-                raise Superseded(path)  # the parts judged so far are kept: the newer text's judgement reuses them
+        plain = dataclasses.replace(settings, fix=None)
+
+        def prepared(batch: _Batch) -> tuple[list[Statement], list[int], str]:
             everything = [s for _, members in batch for s in members]
             pieces = sorted({*imports_for(by_name, everything), *everything}, key=lambda s: s.start)
             source, starts = compact(pieces)
-            checked = check_text(source, path, dataclasses.replace(settings, fix=None), index=index, module_name=module_name)
+            return pieces, starts, source
+
+        batches = deque(_batches(missing, self.batch_lines))
+        judged: list[_Judged] = []
+        gave_up = threading.Event()
+        changed = threading.Condition()  # guards batches, judged and the count of batches helpers hold
+        held = [0]
+
+        def take(front: bool) -> _Batch | None:
+            if stale is not None and stale():
+                gave_up.set()
+            with changed:
+                if gave_up.is_set() or not batches:
+                    return None
+                if not front:
+                    held[0] += 1
+                return batches.popleft() if front else batches.pop()
+
+        if self.helpers is not None and self.helpers.count and len(batches) > 1:
+            helpers = self.helpers
+
+            def help_() -> None:  # in a thread of its own: hands batches from the end to a helper process once it is up
+                try:
+                    helpers.ready()
+                except Exception:  # a helper that cannot start: everything is judged here
+                    helpers.stop()
+                    return
+                while (batch := take(front=False)) is not None:
+                    pieces, starts, source = prepared(batch)
+                    try:
+                        checked = helpers.check(source, path, plain, index, module_name).result()
+                    except Exception:  # a helper that died or refused the work: the batch is judged here instead
+                        with changed:
+                            batches.append(batch)
+                            held[0] -= 1
+                            changed.notify_all()
+                        helpers.stop()  # and the next judgement starts new helpers
+                        return
+                    with changed:
+                        judged.append((batch, pieces, starts, checked))
+                        held[0] -= 1
+                        changed.notify_all()
+
+            for _ in range(helpers.count):
+                threading.Thread(target=help_, name="jitcheck-helper-feed", daemon=True).start()
+        while True:
+            while (batch := take(front=True)) is not None:
+                pieces, starts, source = prepared(batch)
+                checked = check_text(source, path, plain, index=index, module_name=module_name)
+                with changed:
+                    judged.append((batch, pieces, starts, checked))
+            with changed:  # wait for the batches helpers hold (a helper still starting holds none)
+                changed.wait_for(lambda: held[0] == 0 or bool(batches and not gave_up.is_set()))
+                if held[0] == 0 and (gave_up.is_set() or not batches):
+                    break
+        judged.sort(key=lambda done: done[0][0][1][0].start)  # in the file's order, whoever judged them
+        for batch, pieces, starts, checked in judged:
             if checked.internal_error or any(f.code == "JC000" for f in checked.findings):
                 return self._whole(text, path, settings)
             moved = list(_moved(checked.findings, pieces, starts))
@@ -259,6 +326,8 @@ class SlicedChecker:
                 self._keep(key, part)
                 results.extend(part.at(members, path))
                 self.judged_parts += 1
+        if gave_up.is_set():
+            raise Superseded(path)  # the parts judged so far are kept: the newer text's judgement reuses them
         results.sort(key=lambda f: (f.line, f.column, f.code))
         if any(f.fix is not None for f in results) and not compiles(text):
             # a fix is offered only for a file Python compiles (a late `from __future__`): a whole-file fact no part sees

@@ -307,6 +307,41 @@ def test_shutdown_and_exit_end_the_server_with_status_0(tmp_path: Path, command:
     asyncio.run(main())
 
 
+LONG_BLOCK = ("def loss_{i}(p, x):\n    return p * x\n\n\nstep_{i} = jax.jit(loss_{i})\n\n\n"
+              "def train_{i}(p, xs):\n    for x in xs:\n        p = jax.jit(lambda q: q - loss_{i}(q, x))(p)\n    return p\n\n\n")
+LONG = "import jax\n\n\n" + "".join(LONG_BLOCK.format(i=i) for i in range(150))
+"""About 2,000 lines: a first judgement of several batches, shared with a helper process."""
+
+
+def test_a_long_file_judged_with_helpers_publishes_what_the_command_line_prints(tmp_path: Path) -> None:
+    expected = [(f.line - 1, f.column - 1, f.code, f.message) for f in check_text(LONG, "long.py", Settings()).findings]
+
+    async def body(editor: Editor) -> None:
+        found = await editor.diagnostics(editor.open("long.py", LONG), version=1)
+        got = [(d.range.start.line, d.range.start.character, d.code, d.message.split("\nhelp: ")[0]) for d in found]
+        assert got == expected and len(expected) == 150  # one per block
+
+    session(tmp_path, body)
+
+
+@pytest.mark.parametrize("command", [("-m", "jitcheck.server"), ("-m", "jitcheck.lint.cli", "server")],
+                         ids=["python -m jitcheck.server", "jitcheck server"])
+def test_exit_while_a_long_file_is_judged_ends_the_server_with_status_0(tmp_path: Path, command: tuple[str, ...]) -> None:
+    """The client leaves during a first judgement (libcst's native parser may be running): no abort."""
+    async def main() -> None:
+        editor = Editor(tmp_path)
+        await editor.start(command=command)
+        editor.open("long.py", LONG)
+        process = editor.client._server
+        await asyncio.sleep(1)  # likelier in libcst by then (the test holds either way: no time is compared)
+        await editor.stop()
+        assert process is not None and await asyncio.wait_for(process.wait(), WAIT) == 0
+        assert process.stderr is not None
+        assert b"Traceback" not in await asyncio.wait_for(process.stderr.read(), WAIT)
+
+    asyncio.run(main())
+
+
 def test_the_command_line_starts_the_server_and_it_ends_when_stdin_closes(tmp_path: Path) -> None:
     shown = subprocess.run([sys.executable, "-m", "jitcheck.lint.cli", "server", "--help"], capture_output=True, text=True,
                            timeout=WAIT, cwd=tmp_path)

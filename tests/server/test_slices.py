@@ -12,6 +12,7 @@ import pytest
 from jitcheck.lint.check import check_text
 from jitcheck.lint.findings import Finding
 from jitcheck.lint.settings import Settings
+from jitcheck.server.helpers import Helpers
 from jitcheck.server.slices import SlicedChecker, Superseded, import_index, parts, same_parts, spellings, statements
 from tests.lint.checks import test_callables, test_nodes, test_static_values
 from tests.lint.checks.support import HEADER
@@ -154,6 +155,19 @@ def test_the_evidence_names_the_lines_of_the_file_as_the_command_lines_does_also
     for edited in ("# a new first line\n" + text,  # every part kept, its lines moved
                    text.replace("    for x in xs:\n", "    xs = list(xs)\n    for x in xs:\n", 1)):  # one part judged again
         assert evidence(checker.check(edited, "m.py", SETTINGS)) == evidence(whole(edited))
+
+
+def test_a_helper_process_judges_a_batch_as_this_process_does_and_shares_a_first_judgement() -> None:
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
+    helpers = Helpers(1)
+    try:
+        helped = helpers.check(text, "m.py", SETTINGS, None, "").result()
+        assert helped == check_text(text, "m.py", SETTINGS) and helped.findings != ()
+        assert [f.evidence for f in helped.findings] == [f.evidence for f in whole(text)]
+        checker = SlicedChecker(batch_lines=1, helpers=helpers)  # six batches, from both ends
+        assert checker.check(text, "m.py", SETTINGS) == whole(text) and checker.judged_parts == 6
+    finally:
+        helpers.stop(terminate=True)
 
 
 def test_what_cannot_be_sliced_is_judged_whole() -> None:
