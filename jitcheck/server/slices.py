@@ -33,9 +33,9 @@ from jitcheck.lint import names
 from jitcheck.lint.check import Checked, check_text
 from jitcheck.lint.evidence import Evidence, Reason
 from jitcheck.lint.findings import Finding
-from jitcheck.lint.fixes import compiles
 from jitcheck.lint.index import ProjectIndex
 from jitcheck.lint.settings import Settings
+from jitcheck.server.compiling import compiles_by_statement
 from jitcheck.server.helpers import Helpers
 from jitcheck.server.statements import Statement, statements
 
@@ -329,7 +329,7 @@ class SlicedChecker:
         if gave_up.is_set():
             raise Superseded(path)  # the parts judged so far are kept: the newer text's judgement reuses them
         results.sort(key=lambda f: (f.line, f.column, f.code))
-        if any(f.fix is not None for f in results) and not compiles(text):
+        if any(f.fix is not None for f in results) and not compiles_by_statement(text, found):
             # a fix is offered only for a file Python compiles (a late `from __future__`): a whole-file fact no part sees
             results = [dataclasses.replace(f, fix=None, fix_message="", edits=()) for f in results]
         return tuple(results)
