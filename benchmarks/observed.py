@@ -387,9 +387,16 @@ def main(argv: list[str] | None = None) -> int:
         previous.write_text(json.dumps(merged, indent=2))
         report(observed, hand)
         if args.write:
-            observation.write(OBSERVED, observed)
-            print(f"wrote {len(observed)} observed labels to {OBSERVED.relative_to(ROOT)}")
+            write_labels(OBSERVED, observed, names)
+            print(f"wrote {len(observed)} observed labels of {', '.join(names)} to {OBSERVED.relative_to(ROOT)}")
     return 0
+
+
+def write_labels(path: Path, observed: list[observation.Observed], libraries: list[str]) -> None:
+    """Write the labels of ``libraries`` into ``path``, keeping the labels of every other library it holds
+    (a run of some libraries replaces their labels, never the others')."""
+    kept = [o for o in observation.load(path) if o.library not in libraries] if path.is_file() else []
+    observation.write(path, kept + observed)
 
 
 def report(observed: list[observation.Observed], hand: list[scoring.Label]) -> None:

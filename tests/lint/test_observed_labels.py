@@ -228,3 +228,13 @@ def test_a_jit_that_counts_its_traces_on_purpose_is_fine_even_when_it_recompiles
     assert "assert_max_traces: deliberate trace counting" in label.evidence and "avoidable=3" in label.evidence
     plain = Site("c.py", 21, compiles=4, avoidable=3, programs=1, causes={"callable": 3})  # the same counts without a counter
     assert [o.label for o in observation.derive("chex", "1.0", observation.merge([plain]), {"c.py": COUNTING})] == ["bug"]
+
+
+def test_writing_some_libraries_labels_keeps_the_other_libraries(tmp_path: Path) -> None:
+    from benchmarks import observed
+
+    target = tmp_path / "observed.tsv"
+    old = [observation.Observed("a", "1", "a.py", 3, "bug", "x"), observation.Observed("b", "1", "b.py", 4, "fine", "y")]
+    observation.write(target, old)
+    observed.write_labels(target, [observation.Observed("b", "1", "b.py", 9, "bug", "z")], ["b"])
+    assert [(o.library, o.line, o.label) for o in observation.load(target)] == [("a", 3, "bug"), ("b", 9, "bug")]
