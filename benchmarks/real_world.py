@@ -201,6 +201,7 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("qenvs", "0.3.2"),
     ("drbx", "2.1.0"),
     ("jaxboost", "0.5.0"),
+    ("diffusionjax", "0.1.8"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
