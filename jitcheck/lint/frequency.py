@@ -61,6 +61,23 @@ class Frequency(Resolver):
         return False
 
     def callers(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
+        """The call sites of ``function`` that run it eagerly (see :meth:`all_callers`): a call made only while
+        an outer function is traced (in a function handed to ``vmap``, ``lax.while_loop``, a jit) is inlined
+        into that trace, and a jit inside ``function`` compiles nothing there."""
+        return [site for site in self.all_callers(function, context) if not self.under_trace(site)]
+
+    def under_trace(self, site: CallSite) -> bool:
+        """True when the call ``site`` runs only while an outer function is traced."""
+        caller = site.context.function
+        if not isinstance(caller, cst.FunctionDef):
+            return False
+        cached: dict[int, bool] = self.__dict__.setdefault("_under_trace", {})
+        if id(caller) not in cached:
+            cached[id(caller)] = False  # a call cycle is not a trace
+            cached[id(caller)] = self.traced(caller, site.context)
+        return cached[id(caller)]
+
+    def all_callers(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
         """The call sites of ``function`` this file shows: by name, or ``self.name`` for a method (also in
         the methods of its base classes defined here, whose ``self.name`` reaches this override)."""
         sites = list(self.calls_of(function))
@@ -145,7 +162,7 @@ class Frequency(Resolver):
             expr = decorator.decorator
             if self.traces(expr.func if isinstance(expr, cst.Call) else expr):
                 return True
-        calls = self.callers(function, context)
+        calls = self.all_callers(function, context)
         called = {id(site.node) for site in calls}
         handed = [site for site in self.uses_of(function) if id(site.node) not in called]
         if not calls and not handed:

@@ -187,6 +187,17 @@ class Sameness(Repetition):
             assigned = _Assigned()
             body.visit(assigned)
             changing |= assigned.names
+            # A `def` in the body closing over what changes is a different closure each iteration.
+            bindings = _Bindings()
+            body.visit(bindings)
+            closures = [(d.name.value, self.names_read(d)) for d in bindings.defs]
+            grown = True
+            while grown:
+                grown = False
+                for name, read in closures:
+                    if name not in changing and read & changing:
+                        changing.add(name)
+                        grown = True
         return changing
 
     def loop_iterable(self, loop: cst.CSTNode) -> cst.BaseExpression | None:
@@ -231,7 +242,8 @@ class Sameness(Repetition):
         the parameters each derives from."""
         bindings = _Bindings()
         function.body.visit(bindings)
-        reads = bindings.reads
+        # A nested `def` binds its name to a closure over what its body reads from around it.
+        reads = bindings.reads + [(d.name.value, self.names_read(d)) for d in bindings.defs]
         found: dict[str, set[str]] = {}
         changed = True
         while changed:
@@ -416,6 +428,7 @@ class _Bindings(cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
         self.reads: list[tuple[str, set[str]]] = []
+        self.defs: list[cst.FunctionDef] = []
 
     def _bind(self, targets: list[cst.CSTNode], value: cst.CSTNode | None) -> None:
         if value is None:
@@ -443,6 +456,7 @@ class _Bindings(cst.CSTVisitor):
         self._bind([node.target], node.iter)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.defs.append(node)
         return False
 
 

@@ -271,3 +271,60 @@ def test_a_lambdas_own_parameters_are_not_read_from_the_loop_around_it() -> None
                 self._rank(2)
         """
     assert shown(body) == [(3, "JC104")]
+
+
+def test_a_test_helper_run_once_per_object_class_jits_a_different_computation_each_time() -> None:
+    # `_reg_fun` closes over `obj`, so the transformations of `_fun` built from it differ per object class too.
+    body = """\
+        def _run_checks(obj, kind):
+            if kind == "grad":
+                def _reg_fun(x):
+                    return obj.value(x)
+                _fun = jax.jit(_reg_fun)
+                _gradfun = jax.jit(jax.grad(_fun))
+                return _gradfun(0.3)
+
+        def test_api(classes):
+            for cls in classes:
+                obj = cls(1.5)
+                _run_checks(obj, "grad")
+        """
+    assert check(body) == [(5, "JC105"), (6, "JC701")] and shown(body) == []
+    # A closure that reads nothing of the object: the same program for every class, reported.
+    same = body.replace("return obj.value(x)", "return x * 2.0")
+    assert shown(same) == [(5, "JC105"), (6, "JC701")]
+
+
+def test_a_def_in_a_loop_closing_over_the_loop_variable_is_a_different_closure_each_iteration() -> None:
+    # One gradient per parameter name: `_run` reads `param`, so `jax.grad(_run)` is another program each time.
+    body = """\
+        def test_derivatives(params, make):
+            for param in params:
+                def _run(v):
+                    return make(**{param: v}).sum()
+                jax.jit(jax.grad(_run))(2.0)
+        """
+    assert check(body) == [(5, "JC105")] and shown(body) == []
+    assert shown(body.replace("{param: v}", "{'scale': v}")) == [(5, "JC105")]
+
+
+def test_a_call_made_only_under_an_outer_trace_is_not_a_run_that_compiles() -> None:
+    # A notebook: `run_min` runs eagerly once (cell 2); its call in `at_strain` is traced by `vmap`, where the
+    # nested jit is inlined. One eager run: nothing compiles twice.
+    body = """\
+        def run_min(energy_fn, r):
+            @jax.jit
+            def body_fn(val):
+                return energy_fn(val)
+            return jax.lax.while_loop(lambda v: v < 3, body_fn, r)
+
+        R = run_min(jnp.sin, 1.0)
+
+        def at_strain(gamma, r):
+            return run_min(lambda x: x * gamma, r)
+
+        Us = jax.vmap(at_strain, in_axes=(0, None))(jnp.ones(3), R)
+        """
+    assert shown(body) == []
+    # Called eagerly at module level as well, it runs twice on the same inputs: reported.
+    assert shown(body + "R2 = run_min(jnp.sin, 1.0)\n") == [(2, "JC105")]
