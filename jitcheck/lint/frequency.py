@@ -12,8 +12,10 @@ inside any of them still runs its body per iteration.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jitcheck.lint import names
 from jitcheck.lint.collect import CallSite, Context
@@ -30,6 +32,18 @@ class Frequency(Resolver):
     """Judges whether code where a wrapper is built runs more than once."""
 
     path: str
+    _metadata: MetadataWrapper | None = None
+    _positions: Mapping[cst.CSTNode, CodeRange] | None = None
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        """The 1-based line ``node`` starts on (0 when unknown); positions are resolved on first use, which is
+        only when a finding is being made or a name is defined twice at module level."""
+        if self._positions is None:
+            if self._metadata is None:
+                return 0
+            self._positions = self._metadata.resolve(PositionProvider)
+        where = self._positions.get(node)
+        return where.start.line if where is not None else 0
 
     def is_library_module(self) -> bool:
         """A module of the library itself (not a test, an example, a script or a benchmark)."""
@@ -80,11 +94,33 @@ class Frequency(Resolver):
     def all_callers(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
         """The call sites of ``function`` this file shows: by name, or ``self.name`` for a method (also in
         the methods of its base classes defined here, whose ``self.name`` reaches this override)."""
-        sites = list(self.calls_of(function))
+        sites = self.in_order(function, list(self.calls_of(function)))
         if context.method_of is not None:
             for cls in self.class_and_bases(context.method_of):
                 sites += self.c.self_calls.get((cls, function.name.value), [])
         return sites
+
+    def in_order(self, function: cst.FunctionDef, sites: list[CallSite]) -> list[CallSite]:
+        """The ``sites`` that reach ``function`` when its name is defined again at module level (a notebook's
+        cells each defining `helper`): module-level code runs in order, so a call there reaches the last
+        definition above it. Calls inside functions, made later, are kept."""
+        defined = self.c.defs.get(function)
+        if defined is None or defined.function is not None or not sites:
+            return sites
+        name = function.name.value
+        others = [d for d, where in self.c.defs.items() if d is not function and isinstance(d, cst.FunctionDef)
+                  and d.name.value == name and where.function is None
+                  and not any(d is info.methods.get(name) for info in self.c.classes.values())]
+        if not others or any(function is info.methods.get(name) for info in self.c.classes.values()):
+            return sites
+        start = self.line_of(function)
+        earlier = [line for line in map(self.line_of, others) if 0 < line < start]
+        later = [line for line in map(self.line_of, others) if line > start]
+        if not start or not (earlier or later):
+            return sites
+        high = min(later, default=0)
+        return [site for site in sites if site.context.function is not None
+                or (start < self.line_of(site.node) and (not high or self.line_of(site.node) < high))]
 
     def subclass_calls(self, function: cst.FunctionDef, context: Context) -> int:
         """How many ``self.name(...)`` calls the subclasses of a method's class make, in any file of the run
@@ -164,7 +200,7 @@ class Frequency(Resolver):
                 return True
         calls = self.all_callers(function, context)
         called = {id(site.node) for site in calls}
-        handed = [site for site in self.uses_of(function) if id(site.node) not in called]
+        handed = [site for site in self.in_order(function, self.uses_of(function)) if id(site.node) not in called]
         if not calls and not handed:
             return False
         if any(not self.traces(site.node.func) for site in handed):

@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from collections.abc import Mapping
-
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jitcheck.lint.collect import Context
 from jitcheck.lint.evidence import Evidence, Reason
@@ -28,19 +25,6 @@ _LOOP_WORDS = {cst.For: "`for` loop", cst.While: "`while` loop", cst.ListComp: "
 
 class Repetition(Frequency):
     """Explains why code judged to run more than once does (see :meth:`again`)."""
-
-    _metadata: MetadataWrapper | None = None
-    _positions: Mapping[cst.CSTNode, CodeRange] | None = None
-
-    def line_of(self, node: cst.CSTNode) -> int:
-        """The 1-based line ``node`` starts on (0 when unknown); positions are resolved on first use, which is
-        only when a finding is being made."""
-        if self._positions is None:
-            if self._metadata is None:
-                return 0
-            self._positions = self._metadata.resolve(PositionProvider)
-        where = self._positions.get(node)
-        return where.start.line if where is not None else 0
 
     def again(self, context: Context, depth: int = 0) -> Evidence:
         """The evidence that the code of ``context`` runs more than once (a loop, call sites, a caller that

@@ -104,13 +104,13 @@ class Sameness(Repetition):
             return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
                 f"that each call builds the same program: it reads {_names(used)}, which callers may vary")),
                 confidence="low")
-        kinds = set()
+        kinds: set[str] = set()
         for i, site in enumerate(sites):
             caller_loop = site.context.loop
             if not site.context.in_loop or caller_loop is None:
                 continue
             outer_changing = self.loop_names(caller_loop, site.context)
-            if any(_words(texts[i]) & outer_changing for texts in passed.values() if texts[i] is not None):
+            if any(_words(texts[i] or "") & outer_changing for texts in passed.values()):
                 kinds.add(self.items_kind(self.loop_iterable(caller_loop)))
         if kinds:
             # A caller's loop hands in what changes on each iteration: judged by what that loop runs over.

@@ -355,3 +355,31 @@ def test_a_jitted_body_only_handed_to_a_staging_primitive_compiles_nothing_of_it
     assert shown(body) == [(2, "JC105")]
     # Called eagerly, the body compiles on its own on every call of `minimize`.
     assert shown(body.replace("return get_maxgrad(state)", "return body_fn(state)")) == [(6, "JC105")]
+
+
+def test_module_level_code_reaches_the_last_definition_above_it() -> None:
+    # Two notebook cells each define `at_strain`; the eager loop in the second cell calls the second one, so
+    # the first, only traced by `vmap`, never runs `relax` eagerly: `relax` runs eagerly once (first cell).
+    body = """\
+        def relax(energy_fn, r):
+            @jax.jit
+            def get_maxgrad(s):
+                return jnp.abs(s).max()
+            return get_maxgrad(energy_fn(r))
+
+        R = relax(jnp.sin, 1.0)
+
+        def at_strain(gamma, r):
+            return relax(lambda x: x * gamma, r)
+
+        Us = jax.vmap(at_strain, in_axes=(0, None))(jnp.ones(3), R)
+
+        def at_strain(gamma, r):
+            return gamma * r
+
+        Vs = [at_strain(g, R) for g in jnp.ones(3)]
+        """
+    assert shown(body) == []
+    # Without the second definition, the eager loop calls the first `at_strain`, and `relax` runs on each item.
+    single = textwrap.dedent(body).replace("def at_strain(gamma, r):\n    return gamma * r\n", "")
+    assert single != textwrap.dedent(body) and shown(single) == [(2, "JC105")]
