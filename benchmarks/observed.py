@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -252,6 +253,7 @@ def records_from_json(data: object) -> list[observation.Site]:
         sites.append(observation.Site(
             str(path), int(line), compiles=int(entry.get("compiles", 0)), avoidable=int(entry.get("avoidable_compiles", 0)),
             nested=int(entry.get("nested_traces", 0)), programs=int(entry.get("distinct_programs", 0)),
+            deliberate=int(entry.get("deliberate_compiles", 0)),
             causes=Counter({str(kind): int(n) for kind, n in causes.items() if n})))
     return sites
 
@@ -269,6 +271,8 @@ def observe_library(name: str, version: str, root: Path, records: list[Path], pa
             data = json.loads(record.read_text())
         except (OSError, ValueError):
             continue
+        if isinstance(data, dict):
+            _set_aside_deliberate(data, root, packages, sources)
         mapped = []
         for site in records_from_json(data):
             if site.path.startswith("<"):  # code made at run time (exec, a notebook cell): no file to label
@@ -297,6 +301,30 @@ def _complete(record: Path) -> bool | None:
         return bool(json.loads(record.read_text()).get("complete", True))
     except (OSError, ValueError):
         return None
+
+
+def _set_aside_deliberate(data: dict[str, Any], root: Path, packages: dict[str, Path], sources: dict[str, str]) -> None:
+    """Take out the avoidable compiles of the functions that count their traces on purpose
+    (`observation.counts_traces_of`, looked up in the files that called them): the test means them."""
+    for entry in data.get("sites", []) or []:
+        if not isinstance(entry, dict) or not entry.get("avoidable_compiles"):
+            continue
+        for call_site in entry.get("call_sites") or []:
+            relative = observation.sdist_path(str(call_site).rsplit(":", 2)[0], root, packages)
+            if relative is None:
+                continue
+            if relative not in sources:
+                try:
+                    sources[relative] = (root / relative).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    sources[relative] = ""
+            try:
+                deliberate = observation.counts_traces_of(sources[relative], str(entry.get("function", "")))
+            except SyntaxError:
+                deliberate = False
+            if deliberate:
+                entry["deliberate_compiles"], entry["avoidable_compiles"], entry["causes"] = entry["avoidable_compiles"], 0, {}
+                break
 
 
 def record_file(folder: Path, name: str, relative: str) -> Path:

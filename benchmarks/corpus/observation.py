@@ -45,6 +45,8 @@ class Site:
     causes: Counter[str] = dataclasses.field(default_factory=Counter)
     runs: int = 1
     """Runs (test files, scripts) that reached the site."""
+    deliberate: int = 0
+    """Avoidable compiles of functions that count their traces on purpose (`counts_traces_of`): not counted as avoidable."""
     most: int = 0
     """The most times one run ran the site (compiles, inlined traces or calls): a repetition
     is seen within one process, where a compile cache could have served it."""
@@ -59,6 +61,7 @@ class Site:
         self.calls += other.calls
         self.causes.update(other.causes)
         self.runs += other.runs
+        self.deliberate += other.deliberate
         self.most = max(self.most, other.most)
         self.programs = max(self.programs, other.programs)
 
@@ -233,6 +236,34 @@ def counts_traces(source: str, line: int) -> str | None:
     return None
 
 
+def counts_traces_of(source: str, qualname: str) -> bool:
+    """Whether the function ``qualname`` (``Test._init.<locals>.fn``) of a module counts its traces on purpose:
+    it is decorated with a trace counter, or its parent passes it through one (``assert_max_traces(fn, n)``).
+
+    A library's own jit site (chex's ``variant``) that jits such a function again recompiles because the
+    test means it to, which the standard calls fine; its other functions still count.
+    """
+    parts = [part for part in qualname.split(".") if part != "<locals>"]
+    if not parts or not all(part.isidentifier() for part in parts):
+        return False
+    scope: ast.AST = ast.parse(source)
+    parent: ast.AST | None = None
+    for part in parts:
+        found = next((node for node in ast.walk(scope) if node is not scope and isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and node.name == part), None)
+        if found is None:
+            return False
+        parent, scope = scope, found
+    assert isinstance(scope, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+    if any(_last_name(d.func if isinstance(d, ast.Call) else d) in TRACE_COUNTERS for d in scope.decorator_list):
+        return True
+    name = parts[-1]
+    return parent is not None and any(
+        isinstance(node, ast.Call) and _last_name(node.func) in TRACE_COUNTERS
+        and any(isinstance(arg, ast.Name) and arg.id == name for arg in node.args)
+        for node in ast.walk(parent))
+
+
 UNFIXABLE = frozenset({"other"})
 """Recorder causes no restructuring of the site removes (jax's cache cleared, other jit options)."""
 
@@ -261,6 +292,9 @@ def derive(library: str, version: str, sites: Mapping[tuple[str, int], Site], so
             labels.append(Observed(library, version, path, line, "bug", f"{counts}; causes {causes}"))
         elif site.avoidable:
             continue  # the same program again with nothing the site controls changed (a cleared cache): unsettled
+        elif site.deliberate:
+            labels.append(Observed(library, version, path, line, "fine",
+                                   f"{counts} deliberate={site.deliberate}; its repeated compiles are of functions that count their traces on purpose: deliberate trace counting"))
         elif site.compiles == 0 and site.nested:
             labels.append(Observed(library, version, path, line, "fine", f"{counts}; only traced under an outer trace"))
         elif site.most >= 2:

@@ -238,3 +238,35 @@ def test_writing_some_libraries_labels_keeps_the_other_libraries(tmp_path: Path)
     observation.write(target, old)
     observed.write_labels(target, [observation.Observed("b", "1", "b.py", 9, "bug", "z")], ["b"])
     assert [(o.library, o.line, o.label) for o in observation.load(target)] == [("a", 3, "bug"), ("b", 9, "bug")]
+
+
+VARIANT_TEST = """\
+from chex._src import asserts
+
+
+class MaxTracesTest:
+    def _init(self, fn_, max_traces):
+        @asserts.assert_max_traces(max_traces)
+        def fn(x):
+            return fn_(x)
+
+        def passed(x):
+            return fn_(x)
+
+        counted = asserts.assert_max_traces(passed, max_traces)
+
+        def plain(x):
+            return fn_(x)
+        return self.variant(fn), self.variant(counted), self.variant(plain)
+"""
+
+
+@pytest.mark.parametrize(("qualname", "deliberate"), [
+    ("MaxTracesTest._init.<locals>.fn", True),  # decorated with the counter
+    ("MaxTracesTest._init.<locals>.passed", True),  # passed through it by its parent
+    ("MaxTracesTest._init.<locals>.plain", False),
+    ("MaxTracesTest._other.<locals>.fn", False),
+    ("partial(fn, ...)", False),
+])
+def test_a_function_that_counts_its_traces_is_found_by_its_qualified_name(qualname: str, deliberate: bool) -> None:
+    assert observation.counts_traces_of(VARIANT_TEST, qualname) is deliberate
