@@ -194,6 +194,7 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("apax", "0.14.0"),
     ("feax", "0.8.0"),
     ("jorbit", "1.7.1"),
+    ("folx", "0.2.30"),
     # Issue 23's top-up (helper corpus23; names sealed by the rule, SHA-256 starting 0-7, before their code was read):
     ("jaxonomy", "3.4.1"),
     ("jaxtronomy", "0.1.5"),
