@@ -206,6 +206,7 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("drbx", "2.1.0"),
     ("jaxboost", "0.5.0"),
     ("diffusionjax", "0.1.8"),
+    ("hgfx", "1.0.0"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
