@@ -280,11 +280,7 @@ def observe_library(name: str, version: str, root: Path, records: list[Path], pa
             relative = observation.sdist_path(site.path if Path(site.path).is_absolute() else str(root / site.path), root, packages)
             if relative is None:
                 continue
-            if relative not in sources:
-                try:
-                    sources[relative] = (root / relative).read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    sources[relative] = ""
+            _read_source(root, relative, sources)
             try:
                 spans = observation.jit_sites(sources[relative])
             except SyntaxError:
@@ -293,6 +289,15 @@ def observe_library(name: str, version: str, root: Path, records: list[Path], pa
             mapped.append(site)
         runs += observation.merge(mapped, one_run=True).values()
     return observation.derive(name, version, observation.merge(runs), sources)
+
+
+def _read_source(root: Path, relative: str, sources: dict[str, str]) -> None:
+    """Read the sdist's file ``relative`` into ``sources`` once (empty when it cannot be read)."""
+    if relative not in sources:
+        try:
+            sources[relative] = (root / relative).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            sources[relative] = ""
 
 
 def _complete(record: Path) -> bool | None:
@@ -313,11 +318,7 @@ def _set_aside_deliberate(data: dict[str, Any], root: Path, packages: dict[str, 
             relative = observation.sdist_path(str(call_site).rsplit(":", 2)[0], root, packages)
             if relative is None:
                 continue
-            if relative not in sources:
-                try:
-                    sources[relative] = (root / relative).read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    sources[relative] = ""
+            _read_source(root, relative, sources)
             try:
                 deliberate = observation.counts_traces_of(sources[relative], str(entry.get("function", "")))
             except SyntaxError:

@@ -13,22 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = """
-import collections, json, logging
-import jax, jax.numpy as jnp
+from tests.debug.jax_compile_count import COUNT_COMPILES, REPORT
+
+SCRIPT = COUNT_COMPILES + """
 import brainstate
-
-COMPILES = collections.Counter()
-
-class Count(logging.Handler):
-    def emit(self, record):
-        if record.msg.startswith("Compiling %s") and record.args:
-            COMPILES[str(record.args[0])] += 1
-
-jax.config.update("jax_log_compiles", True)
-logger = logging.getLogger("jax._src.interpreters.pxla")
-logger.addHandler(Count())
-logger.propagate = False
 
 def make(t):
     def scaled(x):
@@ -47,8 +35,7 @@ once(jnp.ones(2))
 named = brainstate.transform.jit(lambda x: x - 1.0, name="named_step")  # SITE named
 named(jnp.ones(2))
 named(jnp.ones(3))
-print("JAX COMPILES", json.dumps(dict(COMPILES)))
-"""
+""" + REPORT
 
 
 def test_brainstate_jit_sites_are_the_users_lines_with_jaxs_compile_counts(tmp_path: Path, subprocess_env: dict[str, str]) -> None:

@@ -15,22 +15,10 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = """
-import collections, json, logging
-import jax, jax.numpy as jnp
+from tests.debug.jax_compile_count import COUNT_COMPILES, REPORT
+
+SCRIPT = COUNT_COMPILES + """
 from flax import nnx
-
-COMPILES = collections.Counter()
-
-class Count(logging.Handler):
-    def emit(self, record):
-        if record.msg.startswith("Compiling %s") and record.args:
-            COMPILES[str(record.args[0])] += 1
-
-jax.config.update("jax_log_compiles", True)
-logger = logging.getLogger("jax._src.interpreters.pxla")
-logger.addHandler(Count())
-logger.propagate = False
 
 def make(t):
     def scaled(m, x):
@@ -47,8 +35,7 @@ def shifted(m, x):
 
 for seed in range(3):  # three new models of one structure: nnx keys on the structure, one program
     shifted(nnx.Linear(2, 3, rngs=nnx.Rngs(seed)), jnp.ones((1, 2)))
-print("JAX COMPILES", json.dumps(dict(COMPILES)))
-"""
+""" + REPORT
 
 
 def test_nnx_jit_sites_are_the_users_lines_with_jaxs_compile_counts(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
