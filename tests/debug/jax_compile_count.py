@@ -1,8 +1,17 @@
 """A child script's preamble that counts jax's own compiles (every "Compiling NAME" jax logs with jax_log_compiles).
 
 The recorder tests prepend it to the scripts they run, so that the recorder's counts are
-compared with jax's; the script prints ``JAX COMPILES {json}`` at its end with `REPORT`.
+compared with jax's; the script prints ``JAX COMPILES {json}`` at its end with `REPORT`,
+and `run_recorded` runs it under ``python -m jitcheck.debug run --recompiles-json``.
 """
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
 
 COUNT_COMPILES = """
 import collections, json, logging
@@ -22,3 +31,18 @@ logger.propagate = False
 """
 
 REPORT = 'print("JAX COMPILES", json.dumps(dict(COMPILES)))\n'
+
+
+def run_recorded(tmp_path: Path, env: dict[str, str], script_text: str) -> tuple[Path, dict[str, Any], dict[str, int], dict[str, int]]:
+    """Run ``script_text`` under the recorder: (the script's path, the records, jax's compiles by name, each ``# SITE name`` line)."""
+    script = tmp_path / "script.py"
+    script.write_text(script_text)
+    target = tmp_path / "r.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "jitcheck.debug", "run", "--recompiles-json", str(target), str(script)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    jax_compiles = json.loads(result.stdout.split("JAX COMPILES", 1)[1])
+    lines = {text.split("# SITE ")[1]: i for i, text in enumerate(script_text.splitlines(), 1) if "# SITE " in text}
+    return script, json.loads(target.read_text()), jax_compiles, lines

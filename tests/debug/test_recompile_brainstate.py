@@ -8,12 +8,9 @@ function as the function, so that a closure per iteration is told from a decorat
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.debug.jax_compile_count import COUNT_COMPILES, REPORT
+from tests.debug.jax_compile_count import COUNT_COMPILES, REPORT, run_recorded
 
 SCRIPT = COUNT_COMPILES + """
 import brainstate
@@ -39,17 +36,7 @@ named(jnp.ones(3))
 
 
 def test_brainstate_jit_sites_are_the_users_lines_with_jaxs_compile_counts(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT)
-    target = tmp_path / "r.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "jitcheck.debug", "run", "--recompiles-json", str(target), str(script)],
-        cwd=tmp_path, env=subprocess_env, capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    jax_compiles = json.loads(result.stdout.split("JAX COMPILES", 1)[1])
-    lines = {text.split("# SITE ")[1]: i for i, text in enumerate(SCRIPT.splitlines(), 1) if "# SITE " in text}
-    records = json.loads(target.read_text())
+    script, records, jax_compiles, lines = run_recorded(tmp_path, subprocess_env, SCRIPT)
     compiled = [s for s in records["sites"] if s["wrapper"] == "brainstate.transform.jit"]
     found = {s["function"]: (s["line"], s["compiles"], s["avoidable_compiles"], s["cause"], s["rule"]) for s in compiled}
     assert found == {

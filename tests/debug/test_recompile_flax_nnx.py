@@ -8,14 +8,13 @@ interpreter can import flax, as the environments of benchmarks/observed.py can
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.debug.jax_compile_count import COUNT_COMPILES, REPORT
+from tests.debug.jax_compile_count import COUNT_COMPILES, REPORT, run_recorded
 
 SCRIPT = COUNT_COMPILES + """
 from flax import nnx
@@ -42,17 +41,7 @@ def test_nnx_jit_sites_are_the_users_lines_with_jaxs_compile_counts(tmp_path: Pa
     probe = subprocess.run([sys.executable, "-c", "import flax.nnx"], env=subprocess_env, capture_output=True, text=True, timeout=300)
     if probe.returncode:
         pytest.skip(f"flax is not installed for {sys.executable} (no test dependency; see this module's docstring)")
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT)
-    target = tmp_path / "r.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "jitcheck.debug", "run", "--recompiles-json", str(target), str(script)],
-        cwd=tmp_path, env=subprocess_env, capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    jax_compiles = json.loads(result.stdout.split("JAX COMPILES", 1)[1])
-    lines = {text.split("# SITE ")[1]: i for i, text in enumerate(SCRIPT.splitlines(), 1) if "# SITE " in text}
-    records = json.loads(target.read_text())
+    script, records, jax_compiles, lines = run_recorded(tmp_path, subprocess_env, SCRIPT)
     found = {s["function"]: (s["line"], s["compiles"], s["avoidable_compiles"], s["cause"], s["rule"])
              for s in records["sites"] if s["wrapper"] == "flax.nnx.jit" and s["compiles"]}
     assert found == {
