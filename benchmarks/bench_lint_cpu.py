@@ -32,8 +32,8 @@ def _cpu() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def _tree(keep: Path, into: Path) -> list[str]:
-    """Copy the development libraries unpacked in ``keep`` into ``into``; their names."""
+def development_folders(keep: Path) -> list[tuple[str, Path]]:
+    """The development libraries unpacked in ``keep`` (name and version, folder); a sealed library is never named."""
     from benchmarks import real_world
     from benchmarks.corpus.split import is_sealed
 
@@ -43,11 +43,17 @@ def _tree(keep: Path, into: Path) -> list[str]:
             continue  # never read a sealed library, even one another run unpacked
         folder = next((keep / f"{spelled}-{version}" for spelled in {name, name.replace("-", "_")}
                        if (keep / f"{spelled}-{version}").is_dir()), None)
-        if folder is None:
-            continue
-        shutil.copytree(folder, into / folder.name)
-        taken.append(f"{name} {version}")
+        if folder is not None:
+            taken.append((f"{name} {version}", folder))
     return taken
+
+
+def _tree(keep: Path, into: Path) -> list[str]:
+    """Copy the development libraries unpacked in ``keep`` into ``into``; their names."""
+    taken = development_folders(keep)
+    for _, folder in taken:
+        shutil.copytree(folder, into / folder.name)
+    return [name for name, _ in taken]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -137,6 +137,8 @@ class Collector(cst.CSTVisitor):
         """Every ``def`` and lambda, with the context it is defined in."""
         self.decorated: list[tuple[cst.FunctionDef, cst.Decorator, Context]] = []
         self.passed: dict[cst.CSTNode, CallSite] = {}
+        self.call_order: dict[cst.Call, int] = {}
+        """Each call's rank in source order (calls are visited in the order they start)."""
         """Names handed to a call as an argument (``minimize(f, ...)``), with that call: a use of ``f``."""
         self.handed_to: dict[cst.Arg, cst.Call] = {}
         """For an argument that is itself a call (``make_jaxpr(jax.jit(f))``): the call it is handed to."""
@@ -360,6 +362,7 @@ class Collector(cst.CSTVisitor):
 
     def _call(self, node: cst.Call) -> bool:
         func = node.func
+        self.call_order.setdefault(node, len(self.call_order))
         if isinstance(func, cst.Call):
             self.applied_parent[node] = self.stack[-2] if len(self.stack) > 1 else None
         for arg in node.args:

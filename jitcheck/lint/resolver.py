@@ -117,7 +117,7 @@ class Resolver:
                 site = self.c.call_of_func.get(access.node)
                 if site is not None:
                     calls.append(site)
-        return calls
+        return self.in_source_order(calls)
 
     def uses_of(self, target: cst.Name | cst.FunctionDef) -> list[CallSite]:
         """The calls of what ``target`` binds, and the calls it is handed to as an argument (which call it)."""
@@ -127,7 +127,11 @@ class Resolver:
                 site = self.c.call_of_func.get(access.node) or self.c.passed.get(access.node)
                 if site is not None:
                     uses.append(site)
-        return uses
+        return self.in_source_order(uses)
+
+    def in_source_order(self, sites: list[CallSite]) -> list[CallSite]:
+        """``sites`` in the order their calls start in the file (libcst's references are a set, in no fixed order)."""
+        return sorted(sites, key=lambda site: self.c.call_order.get(site.node, -1))
 
     def single_referent(self, node: cst.Name) -> object | None:
         found = self.referents(node)

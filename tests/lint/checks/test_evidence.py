@@ -179,3 +179,28 @@ def test_a_public_driver_that_builds_once_and_loops_is_only_a_preview_guess() ->
         """
     assert check(body) == [(2, "JC104")]
     assert shown(body) == []
+
+
+MANY_CALL_SITES = """\
+import jax
+
+
+def _helper(x):
+    return jax.jit(lambda v: v + 1)(x)
+
+
+def first(x):
+    a = _helper(x)
+    b = _helper(a)
+    c = _helper(b)
+    d = _helper(c)
+    e = _helper(d)
+    return _helper(e)
+"""
+
+
+def test_call_sites_are_listed_in_source_order() -> None:
+    # libcst keeps a name's references in a set: the evidence (and the message's "calls at lines ...") must not
+    # follow its order, which depends on where in memory the nodes were made.
+    ((_, evidence),) = evidence_of(MANY_CALL_SITES)
+    assert [r["line"] for r in evidence["runs_again"]] == [9, 10, 11, 12, 13, 14]  # type: ignore[index]
