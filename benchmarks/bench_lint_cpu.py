@@ -1,6 +1,6 @@
 """CPU time of the static pass on a large tree of real JAX code, against Python's and libcst's parse floors.
 
-    python benchmarks/bench_lint_cpu.py --keep /work/corpus-dl [--rounds 2]
+    python benchmarks/bench_lint_cpu.py --keep /work/corpus-dl [--rounds 2] [--quick]
 
 The tree is the development libraries of benchmarks/real_world.py already unpacked in
 ``--keep`` (none is downloaded here; a library of the sealed half, by split.py's rule, is
@@ -9,15 +9,22 @@ checked in a worker process as always), ``libcst.parse_module`` of every file, a
 ``ast.parse`` of every file, each timed in CPU seconds (this process and its workers):
 CPU time moves far less with a loaded machine than the wall clock. Then a warm run over
 the cache the cold run filled. Ratios are of bests, medians beside them.
+
+Then the big module: the largest modules of the tree that Python parses, concatenated until
+they hold 50,000 lines (``from __future__`` lines dropped), checked as one file in a fresh
+interpreter in process (as the language server checks a file), its CPU seconds and peak
+resident memory measured there. ``--quick`` runs one round of the tree and the big module once.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -56,11 +63,57 @@ def _tree(keep: Path, into: Path) -> list[str]:
     return [name for name, _ in taken]
 
 
+BIG_MODULE_LINES = 50_000
+
+_CHECK_ONE = """
+import json, resource, sys, time
+from pathlib import Path
+from jitcheck.lint.check import check_text
+from jitcheck.lint.settings import Settings
+text = Path(sys.argv[1]).read_text(encoding="utf-8")
+started = time.process_time()
+findings = check_text(text, "big_module.py", Settings(preview=True)).findings
+print(json.dumps({"cpu": time.process_time() - started, "findings": len(findings),
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def big_module(sources: list[tuple[Path, bytes]]) -> tuple[str, int]:
+    """The largest modules Python parses, concatenated (``from __future__`` lines dropped) up to 50,000 lines; and how many."""
+    readable = []
+    for path, data in sources:
+        try:
+            text = data.decode("utf-8")
+            ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        readable.append((text.count("\n"), str(path), text))
+    readable.sort(key=lambda item: (-item[0], item[1]))
+    parts: list[str] = []
+    total = 0
+    for count, _, text in readable:
+        if total >= BIG_MODULE_LINES:
+            break
+        parts.append("".join(line for line in text.splitlines(keepends=True) if not line.startswith("from __future__")))
+        total += count
+    return "\n".join(parts), len(parts)
+
+
+def check_big_module(path: Path) -> dict[str, float]:
+    """CPU seconds, findings and peak memory (MB) of one in-process check of ``path``, in a fresh interpreter."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", _CHECK_ONE, str(path)], capture_output=True, text=True, env=env, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, required=True, help="the folder real_world.py --download-only --keep unpacked into")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--quick", action="store_true", help="one round, and the big module once")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds = 1
 
     import libcst
 
@@ -110,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
             started = _cpu()
             warm()
             seconds["warm"].append(_cpu() - started)
+        module_text, module_parts = big_module(list(zip(files, sources)))
+        module_file = Path(scratch) / "big_module.py"
+        module_file.write_text(module_text, encoding="utf-8")
+        big = [check_big_module(module_file) for _ in range(1 if args.quick else args.rounds)]
 
     best = {name: min(values) for name, values in seconds.items()}
     median = {name: statistics.median(values) for name, values in seconds.items()}
@@ -122,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cold / libcst parse floor: {best['cold'] / best['libcst']:.2f}x best, {median['cold'] / median['libcst']:.2f}x median (target <= 1.0x)")
     print(f"cold / ast parse floor: {best['cold'] / best['ast']:.1f}x best, {median['cold'] / median['ast']:.1f}x median")
     print(f"cold / warm: {best['cold'] / best['warm']:.0f}x best, {median['cold'] / median['warm']:.0f}x median")
+    print(f"Big module: {module_parts} of the largest modules concatenated, {module_text.count(chr(10)) + 1:,} lines, "
+          f"checked in process in a fresh interpreter ({len(big)} run(s)): {big[0]['findings']:.0f} findings; "
+          f"CPU {min(b['cpu'] for b in big):.1f} s best, {statistics.median(b['cpu'] for b in big):.1f} s median; "
+          f"peak RSS {max(b['peak_mb'] for b in big):,.0f} MB (most) (target <= 300 MB)")
     return 0
 
 

@@ -197,11 +197,13 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
         rejected = python_error(text, path)
         if rejected is not None:
             return Checked((rejected,))
-    feeds = formfeed.strip(text) if tree is not None else None
+    parsed_by_python = tree is not None
+    feeds = formfeed.strip(text) if parsed_by_python else None
     read = feeds.text if feeds is not None else text
     # A check reads only what its findings can depend on (regions.py); a fix, or its edits, needs the whole module.
-    whole = not prune or tree is None or feeds is not None or settings.fix is not None or settings.edits
+    whole = not prune or not parsed_by_python or feeds is not None or settings.fix is not None or settings.edits
     reduced = None if whole else pruned(text, tree, sites)  # type: ignore[arg-type]
+    del tree, sites  # Python's tree is not needed again: let it go before libcst builds its own (a big module's peak memory)
     module = _parse(reduced if reduced is not None else read, path)
     if isinstance(module, Finding):
         return Checked((module,))
@@ -209,7 +211,7 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
         read = reduced
     try:
         analysis = analyze(module, read, graph_constructors=settings.graph_constructors, jit_wrappers=settings.jit_wrappers,
-                           index=judged_with, module_name=module_name, path=path, prefilter=tree is None)
+                           index=judged_with, module_name=module_name, path=path, prefilter=not parsed_by_python)
     except Exception as error:
         return _failed(text, path, error)
     table = noqa.directives(source_text.lines(text)) if analysis.findings and "noqa" in text.lower() else {}

@@ -1,19 +1,23 @@
 """What libcst must read of a module to judge it: the module without the bodies nothing depends on.
 
 libcst's parse and its scope analysis cost about as much per line as they cost in total,
-while a module with a possible finding holds it in one or two of its functions. A
-module-level function or method whose body cannot matter to any finding is read as ``...``:
+while a module with a possible finding holds it in one or two of its functions. The bodies of
+module-level functions and methods are the units that may be cut; what a finding depends on
+grows from its sites (:func:`.prefilter.positive_sites`):
 
-- no site of the prefilter (:func:`.prefilter.positive_sites`) is in it;
-- its body names nothing bound at module level in this file (no other function, class or
-  variable of the module, whose uses the rules count) and no attribute the module defines
-  (``self.m()`` counts as a use of ``m``), only imported names, builtins, its own locals and
-  attributes of other code; it stores no attribute (a class's stored attributes are facts
-  the rules read) and declares nothing ``global`` or ``nonlocal``.
+- a body that holds a site is kept, and so is one that names something a kept part wants: a
+  module-level name that a kept part reads (only a name the body does not bind itself: a local
+  or parameter of the same name reads nothing of the module), the name of a kept function (its
+  callers count for the rules, and theirs), ``self.m`` of a kept method, or an attribute a kept
+  part stores; each kept body adds what it names, until nothing more is kept;
+- a class whose method is kept, or that a kept part names, keeps the bodies of its methods that
+  store attributes (an instance's stored attributes are facts of its class);
+- a module-level function that stores an attribute or declares ``global``/``nonlocal`` is kept.
 
-Its ``def`` line, decorators and signature stay, and every line keeps its number (the body's
-lines become blank), so positions and ``# noqa`` are those of the file. Only a check reads
-the pruned text; a fix always works on the whole module.
+A cut body is read as one string over the same lines (one libcst node, where blank lines would
+be one node each); its ``def`` line, decorators and signature stay, and every line keeps its
+number, so positions and ``# noqa`` are those of the file. Only a check reads the pruned text;
+a fix always works on the whole module.
 """
 
 from __future__ import annotations
@@ -58,29 +62,79 @@ def _members(tree: ast.Module) -> set[str]:
     return found
 
 
-def _independent(function: ast.FunctionDef | ast.AsyncFunctionDef, bound: set[str], members: set[str]) -> bool:
-    """Whether ``function``'s body names nothing of the module (no module-level name, no attribute the module
-    defines), stores no attribute (an instance's stored attributes are facts of its class) and declares no
-    ``global``/``nonlocal``."""
-    for statement in function.body:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Name) and node.id in bound:
-                return False
-            if isinstance(node, ast.Attribute) and (node.attr in members or not isinstance(node.ctx, ast.Load)):
-                return False
-            if isinstance(node, (ast.Global, ast.Nonlocal)):
-                return False
-    return True
+_SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """The module-level functions and the methods of module-level classes."""
-    found = []
+def _own_locals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names ``function`` binds in its own scope: its parameters and what its body binds outside nested scopes
+    (a read of one of them never reads the module's name)."""
+    arguments = function.args
+    found = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                             *(a for a in (arguments.vararg, arguments.kwarg) if a is not None))}
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+            found.add(node.name)  # its decorators, defaults and bases are read here, its body is its own
+            stack.extend((*node.decorator_list, *getattr(node, "bases", ()), *getattr(node, "keywords", ())))
+            if not isinstance(node, ast.ClassDef):
+                stack.extend((*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)))
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue  # a nested scope: what it binds is its own (a walrus in it is left out: kept, to be safe)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update((alias.asname or alias.name).split(".")[0] for alias in node.names if alias.name != "*")
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            found.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            found.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            found.add(node.rest)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+class _Body:
+    """What one function body names (the module's names it may read, and attributes), and whether it must be
+    kept whatever it names."""
+
+    __slots__ = ("names", "attributes", "of_self", "stored", "pinned")
+
+    def __init__(self, statements: Iterable[ast.AST], own: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+        self.names: set[str] = set()
+        self.attributes: set[str] = set()
+        self.stored: set[str] = set()
+        self.of_self: set[str] = set()
+        """Attributes read from ``self`` (``self.m()`` is a call of the method ``m``)."""
+        self.pinned = False
+        """It stores an attribute (an instance's stored attributes are facts of its class) or declares
+        ``global``/``nonlocal``."""
+        for statement in statements:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Name):
+                    self.names.add(node.id)
+                elif isinstance(node, ast.Attribute):
+                    self.attributes.add(node.attr)
+                    if isinstance(node.value, ast.Name) and node.value.id == "self":
+                        self.of_self.add(node.attr)
+                    if not isinstance(node.ctx, ast.Load):
+                        self.stored.add(node.attr)
+                        self.pinned = True
+                elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                    self.pinned = True
+        self.names -= own
+
+
+def _functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.ClassDef | None]]:
+    """The module-level functions and the methods of module-level classes, each with its class."""
+    found: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.ClassDef | None]] = []
     for statement in tree.body:
         if isinstance(statement, _FUNCTIONS):
-            found.append(statement)
+            found.append((statement, None))
         elif isinstance(statement, ast.ClassDef):
-            found.extend(item for item in statement.body if isinstance(item, _FUNCTIONS))
+            found.extend((item, statement) for item in statement.body if isinstance(item, _FUNCTIONS))
     return found
 
 
@@ -93,33 +147,135 @@ def _header_end(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return end
 
 
+def _site_statements(tree: ast.Module, hot: set[int]) -> Iterable[tuple[ast.AST, ast.ClassDef | None]]:
+    """The statements outside every function body that hold a site, each with its class: module-level
+    statements, and a class's own statements and header."""
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef):
+            for item in (*statement.body, *statement.decorator_list, *statement.bases, *statement.keywords):
+                if not isinstance(item, _FUNCTIONS) and _holds(item, hot):
+                    yield item, statement
+        elif not isinstance(statement, _FUNCTIONS) and _holds(statement, hot):
+            yield statement, None
+
+
+def _holds(node: ast.AST, hot: set[int]) -> bool:
+    first = min([getattr(node, "lineno", 0), *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    last = getattr(node, "end_lineno", None) or first
+    return any(first <= line <= last for line in hot)
+
+
+class _Unit:
+    """A function or method whose body may be cut, with what it names."""
+
+    __slots__ = ("node", "owner", "body", "header")
+
+    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef, owner: ast.ClassDef | None) -> None:
+        self.node = node
+        self.owner = owner
+        self.body = _Body(node.body, _own_locals(node))
+        self.header = _Body([*node.decorator_list, node.args, *([node.returns] if node.returns else [])]).names
+
+
+class _Wanted:
+    """What the kept parts read or define that other bodies may name: module names, attributes, methods, classes."""
+
+    def __init__(self, bound: set[str], classes: set[str]) -> None:
+        self.bound = bound
+        self.class_names = classes
+        self.names: set[str] = set()
+        self.attributes: set[str] = set()
+        self.methods: set[str] = set()
+        self.classes: set[int] = set()
+
+    def want_class(self, owner: ast.ClassDef) -> None:
+        """Count the class's facts as read: what its header and own statements name, its stored attributes."""
+        if id(owner) in self.classes:
+            return
+        self.classes.add(id(owner))
+        header = _Body([*owner.decorator_list, *owner.bases, *owner.keywords])
+        own = _Body([item for item in owner.body if not isinstance(item, _FUNCTIONS)])
+        self.names |= (header.names | own.names) & self.bound
+
+    def reach(self, unit: _Unit) -> None:
+        """``unit`` holds a site or names something wanted: what it names is wanted, and its callers."""
+        self.names |= (unit.body.names | unit.header) & self.bound | {unit.node.name}
+        self.attributes |= unit.body.stored
+        if unit.owner is not None:
+            self.methods.add(unit.node.name)
+            self.want_class(unit.owner)
+
+    def keep(self, unit: _Unit) -> None:
+        """``unit`` is kept for the facts it stores (a method of a wanted class): the classes it names are wanted."""
+        if unit.owner is not None:
+            self.names |= unit.body.names & self.class_names
+
+    def reaches(self, unit: _Unit) -> bool:
+        """Whether ``unit``'s body names something wanted: a module name, a stored attribute, ``self.m`` of a method."""
+        return bool(unit.body.names & self.names or unit.body.attributes & self.attributes
+                    or unit.body.of_self & self.methods)
+
+    def kept(self, unit: _Unit) -> bool:
+        """Whether ``unit`` holds facts kept whatever it names: a module-level function that stores an attribute
+        or declares ``global``, a method of a wanted class that stores an attribute."""
+        return unit.body.pinned and (unit.owner is None or id(unit.owner) in self.classes)
+
+
 def pruned(text: str, tree: ast.Module, sites: Iterable[ast.AST]) -> str | None:
-    """``text`` with the bodies of the module-level functions no finding depends on read as ``...``; None when none is."""
+    """``text`` with the bodies of the module-level functions no finding depends on read as ``...``; None when none is.
+
+    What a finding depends on grows from its site: the statement or body that holds it, the
+    module's names and the attributes it stores or defines (the calls of a function or method that
+    holds a site count, so its callers are kept, and theirs), and the class of a method kept (the
+    bodies of that class that store attributes, and what the class's header and own statements
+    name). A body that names something wanted is kept and adds what it names, until nothing more is
+    kept. A body of a module-level function that stores an attribute or declares
+    ``global``/``nonlocal`` is always kept.
+    """
     hot = {getattr(site, "lineno", 0) for site in sites}
-    bound = _module_names(tree)
+    wanted = _Wanted(_module_names(tree), {node.name for node in tree.body if isinstance(node, ast.ClassDef)})
     members = _members(tree)
+    for statement, owner in _site_statements(tree, hot):
+        seen = _Body([statement])
+        wanted.names |= seen.names & wanted.bound
+        wanted.attributes |= seen.attributes & members
+        if owner is not None:
+            wanted.want_class(owner)
+    waiting = [_Unit(node, owner) for node, owner in _functions(tree) if node.body]
+    reached = [unit for unit in waiting if _holds(unit.node, hot)]
+    kept: list[_Unit] = []
+    while reached or kept:
+        for unit in reached:
+            wanted.reach(unit)
+        for unit in kept:
+            wanted.keep(unit)
+        done = {id(unit) for unit in (*reached, *kept)}
+        waiting = [unit for unit in waiting if id(unit) not in done]
+        for unit in waiting:  # a class named by what is kept: its facts are read
+            if unit.owner is not None and unit.owner.name in wanted.names:
+                wanted.want_class(unit.owner)
+        reached = [unit for unit in waiting if wanted.reaches(unit)]
+        kept = [unit for unit in waiting if wanted.kept(unit) and not wanted.reaches(unit)]
     cut: list[tuple[int, int, int]] = []  # (first body line, last line, body indent column), 1-based
-    for statement in _functions(tree):
-        if not statement.body:
-            continue
+    for unit in waiting:
+        statement = unit.node
         head = statement.body[0]
         first = min([head.lineno, *(d.lineno for d in getattr(head, "decorator_list", ()))])
         last = statement.end_lineno or statement.lineno
-        start = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
-        if any(start <= line <= last for line in hot) or first <= _header_end(statement) or last - first < 2:
-            continue
-        if not _independent(statement, bound, members):
+        if first <= _header_end(statement) or last - first < 2:
             continue
         cut.append((first, last, head.col_offset))
     if not cut:
         return None
     source = lines(text, keepends=True)
     for first, last, column in cut:
+        # One string spans the body's lines: one node for libcst, where blank lines would be one each.
         body = source[first - 1]
         indent = body[:len(body) - len(body.lstrip(" \t"))] if column else ""
-        source[first - 1] = f"{indent}...{ending(body) or chr(10)}"
-        for number in range(first, last):
+        source[first - 1] = f'{indent}"""{ending(body) or chr(10)}'
+        for number in range(first, last - 1):
             source[number] = ending(source[number]) or "\n"
+        source[last - 1] = f'"""{ending(source[last - 1]) or chr(10)}'
     return "".join(source)
 
 
