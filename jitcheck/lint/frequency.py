@@ -299,8 +299,7 @@ class Frequency(Resolver):
         """
         if built is None:
             return False
-        calls = [site for site in self.uses_of(target) if self.within(site.context.function, built.function)
-                 and not self.staged_use(site, target)]
+        calls = [site for site in self.uses_of(target) if self.within(site.context.function, built.function)]
         if not calls:
             return False
         direct = [site for site in calls if site.context.function is built.function]
@@ -318,19 +317,6 @@ class Frequency(Resolver):
                     len(sites) == 1 and self.repeated(sites[0].context))
             return self.repeated(built)  # a public driver: reported, on the guess that users call it again (preview)
         return True
-
-    def staged_use(self, site: CallSite, target: cst.Name | cst.FunctionDef) -> bool:
-        """True when this use of the wrapper ``target`` binds compiles nothing of its own: it is handed to a call
-        that stages it into a larger program (a ``lax.scan``/``while_loop`` body, a jit, ``make_jaxpr``, a solver
-        that jits its objective), or called only while an outer function is traced. The jit is inlined there."""
-        name = target.name.value if isinstance(target, cst.FunctionDef) else target.value
-        func = site.node.func
-        if not (isinstance(func, cst.Name) and func.value == name):
-            qualified = self.qnames(func)
-            return any(q in self.jit_wrappers or q in names.NO_COMPILE_CALLS or q.startswith(names.TRACING_LIBRARIES)
-                       or (q in names.TRACING_CALLS and q.startswith(("jax.lax.", "equinox.internal.")))
-                       for q in qualified)
-        return self.under_trace(site)
 
     def returns_closure(self, function: cst.FunctionDef) -> bool:
         """True when ``function`` returns a function it defines: a factory (see :meth:`returned_closures`)."""

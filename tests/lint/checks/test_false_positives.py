@@ -330,31 +330,24 @@ def test_a_call_made_only_under_an_outer_trace_is_not_a_run_that_compiles() -> N
     assert shown(body + "R2 = run_min(jnp.sin, 1.0)\n") == [(2, "JC105")]
 
 
-def test_a_jitted_body_only_handed_to_a_staging_primitive_compiles_nothing_of_its_own() -> None:
-    # `body_fn` is only a `lax.while_loop` body (inlined there); `get_maxgrad` is also called eagerly after the
-    # loop, where each call of `minimize` compiles it again.
+def test_a_jitted_body_rebuilt_for_an_eager_while_loop_is_still_reported() -> None:
+    # jax 0.10.2, CPU: an eager `lax.while_loop` whose jitted body is a new function on each call compiles the
+    # loop on every call (5 calls, 5 compiles; the body hoisted, 1). Handed to the loop, it is still a repetition.
     body = """\
         def minimize(apply, state):
-            @jax.jit
-            def get_maxgrad(s):
-                return jnp.abs(s).max()
-
             @jax.jit
             def body_fn(val):
                 return apply(val)
 
             def cond_fn(s):
-                return get_maxgrad(s) > 1e-3
+                return s < 3.0
 
-            state = jax.lax.while_loop(cond_fn, body_fn, state)
-            return get_maxgrad(state)
+            return jax.lax.while_loop(cond_fn, body_fn, state)
 
         for strain in jnp.linspace(0.0, 1.0, 5):
             minimize(jnp.tanh, strain)
         """
     assert shown(body) == [(2, "JC105")]
-    # Called eagerly, the body compiles on its own on every call of `minimize`.
-    assert shown(body.replace("return get_maxgrad(state)", "return body_fn(state)")) == [(6, "JC105")]
 
 
 def test_module_level_code_reaches_the_last_definition_above_it() -> None:
