@@ -23,7 +23,7 @@ from jitcheck.lint.fixes import apply_fixes, compiles, parse_module, transform
 from jitcheck.lint.index import ProjectIndex, python_tree, with_module
 from jitcheck.lint.limits import expression_depth
 from jitcheck.lint.notebook import Notebook, NotebookError
-from jitcheck.lint.prefilter import positive_sites
+from jitcheck.lint.prefilter import positive_sites, spelled
 from jitcheck.lint.regions import pruned
 from jitcheck.lint.settings import FixMode, Settings
 
@@ -91,8 +91,9 @@ def _edits(before: str, after: str) -> tuple[Edit, ...]:
 
 
 def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: bool = False,
-                index: ProjectIndex | None = None, module: str = "") -> Checked:
-    """Everything the static pass says about one file's content (``index``: what the run's other files define).
+                index: ProjectIndex | None = None, module: str = "", python_parses: bool = False) -> Checked:
+    """Everything the static pass says about one file's content (``index``: what the run's other files define;
+    ``python_parses``: Python's ``ast`` is known to parse these bytes, as the index's reading found).
 
     An empty file is valid Python: no findings.
     """
@@ -101,7 +102,7 @@ def check_bytes(data: bytes, path: str, settings: Settings, *, is_package_init: 
     text = decode(data, path)
     if isinstance(text, Finding):
         return Checked((text,))
-    return check_text(text, path, settings, index=index, module_name=module)
+    return check_text(text, path, settings, index=index, module_name=module, python_parses=python_parses)
 
 
 def python_error(text: str, path: str) -> Finding | None:
@@ -169,7 +170,7 @@ def _failed(text: str, path: str, error: Exception) -> Checked:
 
 
 def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex | None = None, module_name: str = "",
-               prune: bool = True) -> Checked:
+               prune: bool = True, python_parses: bool = False) -> Checked:
     """Parse, analyse, drop what ``# noqa`` silences, and (in a fix mode) fix.
 
     Python's ``ast`` reads the text first: when the prefilter (:mod:`.prefilter`) finds
@@ -178,10 +179,15 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
     in indentation, which libcst cannot read, are taken out for libcst and put back
     (:mod:`.formfeed`). A check (not a fix) parses only the regions a finding can depend
     on (:mod:`.regions`); ``prune=False`` parses the whole module (the tests compare both).
+    ``python_parses``: Python is known to parse ``text`` (the run's index read it), so a text that
+    spells no name a rule starts from has no finding, and is not parsed again to learn it.
     """
     too_deep = _too_deep(text, path, settings)
     if too_deep is not None:
         return Checked((too_deep,))
+    if python_parses and index is not None and (module_name or "__module__") in index.modules and not spelled(
+            text, settings.graph_constructors, settings.jit_wrappers, hints=index.hints()):
+        return Checked(())
     tree = python_tree(text)  # None: Python refuses it, and libcst decides and reports
     judged_with = index
     sites: list[ast.AST] = []

@@ -760,6 +760,8 @@ class SummaryCache:
         self.file = file
         self.entries: dict[str, Summary] = {}
         self.dirty = False
+        self.parsed: set[str] = set()
+        """The keys of the files Python's ``ast`` parsed in this run (a summary read from the cache says nothing of it)."""
         if file is not None:
             try:
                 loaded = json.loads(file.read_text(encoding="utf-8"))
@@ -772,7 +774,11 @@ class SummaryCache:
         found = self.entries.get(key)
         if isinstance(found, dict) and {"imports", "classes", "functions"} <= found.keys():
             return found
-        summary = summarize(data)
+        tree = python_tree(data)
+        summary: Summary = summarize_tree(tree) if tree is not None else {"imports": {}, "classes": {}, "functions": {}}
+        if tree is not None:
+            self.parsed.add(key)
+        del tree
         self.entries[key] = summary
         self.dirty = True
         return summary
@@ -791,8 +797,12 @@ class SummaryCache:
             pass  # a cache that cannot be written only makes the next run slower
 
 
-def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | None = None) -> ProjectIndex:
-    """The index of a run's files (``(path, content digest, bytes)``), summaries cached by content digest."""
+def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | None = None,
+                parsed: set[str] | None = None) -> ProjectIndex:
+    """The index of a run's files (``(path, content digest, bytes)``), summaries cached by content digest.
+
+    ``parsed`` receives the digests of the files Python's ``ast`` parsed here (their check need not parse
+    them again to learn that they parse)."""
     cache = SummaryCache(cache_file)
     summaries: dict[str, Summary] = {}
     packages: dict[Path, bool] = {}
@@ -805,6 +815,8 @@ def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | Non
             summary = {**summary, "package": True}
         summaries.setdefault(name, summary)
     cache.save(keys)
+    if parsed is not None:
+        parsed |= cache.parsed
     return ProjectIndex(summaries)
 
 

@@ -430,9 +430,10 @@ def positive_sites(source: str, tree: ast.Module, graph_constructors: Iterable[s
     return list(judge.positives()) if isinstance(judge, _Judge) else []
 
 
-def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterable[str], hints: Hints | None,
-           tree: ast.Module | None) -> _Judge | bool | None:
-    """The judge of ``source``; None when no rule can fire by spelling alone, True when Python cannot parse it."""
+def _spellings(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterable[str],
+               hints: Hints | None) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The last names of the jit wrappers and graph constructors; None when ``source`` spells none of them (nor a
+    jitted function of the run with static arguments): then no rule can fire, whatever the code."""
     jit_names = names.last_names((*names.JIT_WRAPPERS, *jit_wrappers, *(a for a, _ in (hints.jit_aliases if hints else ()))))
     if "chex" in source:
         jit_names |= frozenset(names.METHOD_WRAPPERS)
@@ -440,6 +441,22 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
     imported_jitted = hints is not None and any(name in source for name in hints.static_jitted)
     if not imported_jitted and not any(name in source for name in (*jit_names, *graph_names)):
         return None
+    return jit_names, graph_names
+
+
+def spelled(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = (),
+            hints: Hints | None = None) -> bool:
+    """False when ``source`` spells no name a rule starts from: no rule can fire there, and no parse is needed to know it."""
+    return _spellings(source, graph_constructors, jit_wrappers, hints) is not None
+
+
+def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterable[str], hints: Hints | None,
+           tree: ast.Module | None) -> _Judge | bool | None:
+    """The judge of ``source``; None when no rule can fire by spelling alone, True when Python cannot parse it."""
+    found = _spellings(source, graph_constructors, jit_wrappers, hints)
+    if found is None:
+        return None
+    jit_names, graph_names = found
     aliases = {m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in jit_names | graph_names}
     if tree is None:
         tree = python_tree(source)
@@ -448,4 +465,4 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
     return _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints)
 
 
-__all__ = ["positive_sites", "possible"]
+__all__ = ["positive_sites", "possible", "spelled"]

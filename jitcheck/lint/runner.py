@@ -76,6 +76,8 @@ class _Work:
     notebook: bool = False
     module: str = ""
     """The file's module name in the project index."""
+    python_parses: bool = False
+    """Python's ``ast`` parsed the file's bytes when the index was built (the check need not parse them to know)."""
 
 
 def _check(project: ProjectIndex | None, work: _Work) -> Checked:
@@ -85,7 +87,7 @@ def _check(project: ProjectIndex | None, work: _Work) -> Checked:
     if work.notebook:
         return check_notebook(work.data, work.display, work.settings, index=project)
     return check_bytes(work.data, work.display, work.settings, is_package_init=work.package_init,
-                       index=project, module=work.module)
+                       index=project, module=work.module, python_parses=work.python_parses)
 
 
 def _check_all(work: list[_Work], jobs: int, timeout: float, isolate: bool,
@@ -211,7 +213,9 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
     index_file = config.cache_dir / "index" / f"{config.fingerprint()}.json" if options.use_cache and config.cache_dir else None
     # A stub describes a module, it is none (its `def f(): ...` would stand in for the real one's facts).
     modules_read = [(i, s, d, k) for i, s, d, k in read if not s.is_notebook and s.path.suffix != ".pyi"]
-    plan.project = build_index(itertools.chain(((s.path.resolve(), k, d) for _, s, d, k in modules_read), rest), index_file)
+    parsed: set[str] = set()
+    plan.project = build_index(itertools.chain(((s.path.resolve(), k, d) for _, s, d, k in modules_read), rest), index_file,
+                               parsed)
     packages: dict[Path, bool] = {}
     modules = {i: module_name_cached(s.path.resolve(), packages) for i, s, _, _ in modules_read}
     depends = plan.project.dependency_keys()
@@ -232,7 +236,8 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
         plan.originals[index] = data
         settings = Settings(config.graph_constructors, config.jit_wrappers, options.fix, select,
                             max_expression_depth=config.max_expression_depth, edits=options.edits, preview=config.preview)
-        plan.work.append(_Work(index, source.display, data, package_init, settings, source.is_notebook, modules.get(index, "")))
+        plan.work.append(_Work(index, source.display, data, package_init, settings, source.is_notebook, modules.get(index, ""),
+                               content_key in parsed))
     return plan
 
 

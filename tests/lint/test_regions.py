@@ -134,3 +134,36 @@ def _sources() -> list[tuple[str, str]]:
 def test_pruning_changes_no_finding(name: str, source: str) -> None:
     settings = Settings()
     assert check_text(source, name, settings).findings == check_text(source, name, settings, prune=False).findings
+
+
+def test_a_file_python_parsed_for_the_index_is_not_parsed_again_when_it_spells_no_rule(tmp_path: Path) -> None:
+    from jitcheck.lint.cache import digest
+    from jitcheck.lint.config import Config
+    from jitcheck.lint.index import build_index
+    from jitcheck.lint.runner import Options, run
+
+    files = {
+        "plain.py": "def f(x):\n    return x + 1\n",  # parses, spells no jit: nothing to find, known without a parse
+        "broken.py": "def f(x):\n    return (x +\n",  # spells no jit, and Python refuses it: JC000 all the same
+        "nul.py": "x = 1\0\n",  # Python refuses a NUL byte
+        "loop.py": "import jax\n\n\n" + textwrap.dedent('''\
+            def run():
+                for i in range(3):
+                    jax.jit(lambda x: x + 1)(i)
+            '''),
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    parsed: set[str] = set()
+    build_index(((tmp_path / name, digest(text.encode(), package_init=False), text.encode()) for name, text in files.items()),
+                None, parsed)
+    assert parsed == {digest(files[name].encode(), package_init=False) for name in ("plain.py", "loop.py")}
+    found = {}
+    for isolate in (False, True):
+        report = run([tmp_path], Config(root=tmp_path), Options(jobs=1, use_cache=False, isolate=isolate), tmp_path)
+        found[isolate] = sorted((Path(f.path).name, f.line, f.code) for f in report.findings)
+    assert found[False] == found[True]
+    assert [(name, code) for name, _, code in found[False]] == [("broken.py", "JC000"), ("loop.py", "JC104"), ("nul.py", "JC000")]
+    # The same files checked one by one, Python parsing each, give the same findings.
+    alone = sorted((name, f.line, f.code) for name, text in files.items() for f in check_text(text, name, Settings()).findings)
+    assert alone == found[False]
