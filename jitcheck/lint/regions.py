@@ -166,15 +166,49 @@ def _holds(node: ast.AST, hot: set[int]) -> bool:
 
 
 class _Unit:
-    """A function or method whose body may be cut, with what it names."""
+    """A part of the module that may be cut (a function's body, a long module-level value) or is always kept
+    (another module-level statement), with what it names."""
 
-    __slots__ = ("node", "owner", "body", "header")
+    __slots__ = ("node", "owner", "body", "header", "provides", "kind")
 
-    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef, owner: ast.ClassDef | None) -> None:
+    def __init__(self, node: ast.stmt, owner: ast.ClassDef | None, kind: str = "function") -> None:
         self.node = node
         self.owner = owner
-        self.body = _Body(node.body, _own_locals(node))
-        self.header = _Body([*node.decorator_list, node.args, *([node.returns] if node.returns else [])]).names
+        self.kind = kind
+        """``function`` (its body may be cut), ``value`` (``NAME = value``: its value may be cut), ``statement`` (kept)."""
+        self.header: set[str] = set()
+        self.provides: set[str] = set()
+        if isinstance(node, _FUNCTIONS):
+            self.body = _Body(node.body, _own_locals(node))
+            self.header = _Body([*node.decorator_list, node.args, *([node.returns] if node.returns else [])]).names
+            self.provides = {node.name}
+        elif kind == "value":
+            self.body = _Body([node.value])  # type: ignore[attr-defined]
+            self.provides = {t.id for t in _targets(node)}
+        else:
+            self.body = _Body([node])
+
+
+def _targets(node: ast.stmt) -> list[ast.Name]:
+    return [t for t in (node.targets if isinstance(node, ast.Assign) else [node.target])  # type: ignore[attr-defined]
+            if isinstance(t, ast.Name)]
+
+
+def _long_value(node: ast.stmt) -> bool:
+    """``NAME = value`` (or annotated) at module level whose value spans three lines or more, binds nothing else
+    (no walrus) and names no dunder (``__all__`` says what is public)."""
+    if isinstance(node, ast.Assign):
+        targets: list[ast.expr] = list(node.targets)
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets = [node.target]
+    else:
+        return False
+    value = node.value
+    if value is None or not all(isinstance(t, ast.Name) and not t.id.startswith("__") for t in targets):
+        return False
+    if (value.end_lineno or value.lineno) - value.lineno < 2:
+        return False
+    return not any(isinstance(child, ast.NamedExpr) for child in ast.walk(value))
 
 
 class _Wanted:
@@ -199,9 +233,9 @@ class _Wanted:
 
     def reach(self, unit: _Unit) -> None:
         """``unit`` holds a site or names something wanted: what it names is wanted, and its callers."""
-        self.names |= (unit.body.names | unit.header) & self.bound | {unit.node.name}
+        self.names |= (unit.body.names | unit.header) & self.bound | unit.provides
         self.attributes |= unit.body.stored
-        if unit.owner is not None:
+        if unit.owner is not None and isinstance(unit.node, _FUNCTIONS):
             self.methods.add(unit.node.name)
             self.want_class(unit.owner)
 
@@ -211,14 +245,15 @@ class _Wanted:
             self.names |= unit.body.names & self.class_names
 
     def reaches(self, unit: _Unit) -> bool:
-        """Whether ``unit``'s body names something wanted: a module name, a stored attribute, ``self.m`` of a method."""
+        """Whether ``unit`` names something wanted (a module name, a stored attribute, ``self.m`` of a method) or
+        binds a name a kept part reads (a module-level value)."""
         return bool(unit.body.names & self.names or unit.body.attributes & self.attributes
-                    or unit.body.of_self & self.methods)
+                    or unit.body.of_self & self.methods or (unit.kind == "value" and unit.provides & self.names))
 
     def kept(self, unit: _Unit) -> bool:
         """Whether ``unit`` holds facts kept whatever it names: a module-level function that stores an attribute
         or declares ``global``, a method of a wanted class that stores an attribute."""
-        return unit.body.pinned and (unit.owner is None or id(unit.owner) in self.classes)
+        return unit.kind == "function" and unit.body.pinned and (unit.owner is None or id(unit.owner) in self.classes)
 
 
 def pruned(text: str, tree: ast.Module, sites: Iterable[ast.AST]) -> str | None:
@@ -242,6 +277,9 @@ def pruned(text: str, tree: ast.Module, sites: Iterable[ast.AST]) -> str | None:
         if owner is not None:
             wanted.want_class(owner)
     waiting = [_Unit(node, owner) for node, owner in _functions(tree) if node.body]
+    for statement in tree.body:  # module-level statements: a long value may be cut; the others are kept, and read
+        if not isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
+            waiting.append(_Unit(statement, None, "value" if _long_value(statement) else "statement"))
     reached = [unit for unit in waiting if _holds(unit.node, hot)]
     kept: list[_Unit] = []
     while reached or kept:
@@ -257,7 +295,12 @@ def pruned(text: str, tree: ast.Module, sites: Iterable[ast.AST]) -> str | None:
         reached = [unit for unit in waiting if wanted.reaches(unit)]
         kept = [unit for unit in waiting if wanted.kept(unit) and not wanted.reaches(unit)]
     cut: list[tuple[int, int, int]] = []  # (first body line, last line, body indent column), 1-based
+    values: list[ast.expr] = []
     for unit in waiting:
+        if unit.kind == "value":
+            values.append(unit.node.value)  # type: ignore[attr-defined]
+        if unit.kind != "function":
+            continue
         statement = unit.node
         head = statement.body[0]
         first = min([head.lineno, *(d.lineno for d in getattr(head, "decorator_list", ()))])
@@ -265,9 +308,18 @@ def pruned(text: str, tree: ast.Module, sites: Iterable[ast.AST]) -> str | None:
         if first <= _header_end(statement) or last - first < 2:
             continue
         cut.append((first, last, head.col_offset))
-    if not cut:
+    if not cut and not values:
         return None
     source = lines(text, keepends=True)
+    for value in values:  # one string over the value's lines, the rest of its first and last lines kept
+        first, last = value.lineno, value.end_lineno or value.lineno
+        head = source[first - 1].encode("utf-8")[:value.col_offset].decode("utf-8")
+        tail_line = source[last - 1]
+        tail = tail_line.encode("utf-8")[value.end_col_offset:].decode("utf-8")
+        source[first - 1] = f'{head}"""{ending(source[first - 1]) or chr(10)}'
+        for number in range(first, last - 1):
+            source[number] = ending(source[number]) or "\n"
+        source[last - 1] = f'"""{tail}' if tail else f'"""{ending(tail_line) or chr(10)}'
     for first, last, column in cut:
         # One string spans the body's lines: one node for libcst, where blank lines would be one each.
         body = source[first - 1]

@@ -167,3 +167,45 @@ def test_a_file_python_parsed_for_the_index_is_not_parsed_again_when_it_spells_n
     # The same files checked one by one, Python parsing each, give the same findings.
     alone = sorted((name, f.line, f.code) for name, text in files.items() for f in check_text(text, name, Settings()).findings)
     assert alone == found[False]
+
+
+VALUES = textwrap.dedent('''\
+    import jax
+
+    TABLE = [
+        1,
+        2,
+        3,
+    ]
+    SIZES = (
+        4,
+        5,
+        6,
+    )  # a comment after the value stays
+    __all__ = [
+        "run",
+        "other",
+    ]
+
+
+    def run(xs):
+        for x in xs:
+            jax.jit(lambda v: v + 1)(x)
+        return SIZES
+    ''')
+
+
+def test_a_long_module_level_value_no_kept_part_reads_is_cut() -> None:
+    tree = ast.parse(VALUES)
+    reduced = pruned(VALUES, tree, positive_sites(VALUES, tree))
+    assert reduced is not None
+    compile(reduced, "reduced.py", "exec")
+    before, after = VALUES.splitlines(), reduced.splitlines()
+    assert len(before) == len(after)
+    changed = {before[i].strip() for i in range(len(before)) if before[i] != after[i]}
+    # TABLE is read by nothing kept: its value is one string; SIZES (read by the site's function) and __all__ stay.
+    assert changed == {"TABLE = [", "1,", "2,", "3,", "]"}
+    assert after[2] == 'TABLE = """' and after[6] == '"""'
+    assert after[11] == before[11]
+    settings = Settings()
+    assert check_text(VALUES, "m.py", settings).findings == check_text(VALUES, "m.py", settings, prune=False).findings
