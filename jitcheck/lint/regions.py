@@ -12,7 +12,10 @@ grows from its sites (:func:`.prefilter.positive_sites`):
   part stores; each kept body adds what it names, until nothing more is kept;
 - a class whose method is kept, or that a kept part names, keeps the bodies of its methods that
   store attributes (an instance's stored attributes are facts of its class);
-- a module-level function that stores an attribute or declares ``global``/``nonlocal`` is kept.
+- a module-level function that stores an attribute or declares ``global``/``nonlocal`` is kept;
+- a long module-level value (``NAME = value`` over three lines or more: tables, parameter lists)
+  is cut unless a kept part reads its name; the module's other statements are always kept, and
+  one that names something wanted (a call of a kept function) adds what it names.
 
 A cut body is read as one string over the same lines (one libcst node, where blank lines would
 be one node each); its ``def`` line, decorators and signature stay, and every line keeps its
