@@ -92,13 +92,19 @@ MODULE = textwrap.dedent('''\
     ''')
 
 
-def _kept_and_cut(source: str) -> tuple[set[str], set[str]]:
+def _reduced(source: str) -> tuple[ast.Module, list[str], list[str]]:
+    """``source``'s tree, its lines, and the lines of what a check parses of it (which compiles, line for line)."""
     tree = ast.parse(source)
     reduced = pruned(source, tree, positive_sites(source, tree))
     assert reduced is not None
     compile(reduced, "reduced.py", "exec")
     before, after = source.splitlines(), reduced.splitlines()
     assert len(before) == len(after)
+    return tree, before, after
+
+
+def _kept_and_cut(source: str) -> tuple[set[str], set[str]]:
+    tree, before, after = _reduced(source)
     kept, cut = set(), set()
     units = [(node.name, node) for node in tree.body if isinstance(node, ast.FunctionDef)]
     units += [(f"{cls.name}.{node.name}", node) for cls in tree.body if isinstance(cls, ast.ClassDef)
@@ -196,12 +202,7 @@ VALUES = textwrap.dedent('''\
 
 
 def test_a_long_module_level_value_no_kept_part_reads_is_cut() -> None:
-    tree = ast.parse(VALUES)
-    reduced = pruned(VALUES, tree, positive_sites(VALUES, tree))
-    assert reduced is not None
-    compile(reduced, "reduced.py", "exec")
-    before, after = VALUES.splitlines(), reduced.splitlines()
-    assert len(before) == len(after)
+    _, before, after = _reduced(VALUES)
     changed = {before[i].strip() for i in range(len(before)) if before[i] != after[i]}
     # TABLE is read by nothing kept: its value is one string; SIZES (read by the site's function) and __all__ stay.
     assert changed == {"TABLE = [", "1,", "2,", "3,", "]"}
