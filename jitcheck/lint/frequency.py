@@ -18,6 +18,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from jitcheck.lint import names
+from jitcheck.lint.callers import Elsewhere, repeated_elsewhere
 from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.resolver import Resolver
 
@@ -135,7 +136,23 @@ class Frequency(Resolver):
         a loop, or at two sites or more that can both run (not the arms of one ``if``/``elif``), its
         subclasses' ``self.name(...)`` calls in the run counted, or in a loop of another module of the run."""
         return any(site.context.in_loop for site in sites) or \
-            len(runs_of(sites)) + self.subclass_calls(function, context) >= 2 or self.called_in_other_loops(function)
+            len(runs_of(sites)) + self.subclass_calls(function, context) >= 2 or self.called_in_other_loops(function) \
+            or self.elsewhere(function, context) is not None
+
+    def elsewhere(self, function: cst.FunctionDef, context: Context) -> Elsewhere | None:
+        """What the run's call records (:mod:`~jitcheck.lint.callers`) show of a module-level function or a
+        method of a module-level class called again and again, from any module: None when they show nothing."""
+        cache: dict[int, Elsewhere | None] = self.__dict__.setdefault("_elsewhere", {})
+        if id(function) not in cache:
+            found: Elsewhere | None = None
+            defined = self.c.defs.get(function)
+            cls = context.method_of
+            if defined is not None and defined.function is None and (
+                    cls is None or self.c.class_names.get(cls.name.value) is cls):
+                owner = f"{self.module_name}.{cls.name.value}" if cls is not None else self.module_name
+                found = repeated_elsewhere(self.index, f"{owner}.{function.name.value}")
+            cache[id(function)] = found
+        return cache[id(function)]
 
     def called_in_other_loops(self, function: cst.FunctionDef) -> bool:
         """A module-level function another module of the run calls in a loop (from the index)."""

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from jitcheck.lint.callers import Site, call_records, call_sites
+
 Summary = dict[str, Any]
 """``{"imports": {local: qualified}, "classes": {name: {...}}, "functions": {name: {...}}}``."""
 
@@ -295,6 +297,9 @@ def summarize_tree(tree: ast.Module) -> Summary:
     looped = loop_calls(tree, imports)
     if looped:
         summary["loop_calls"] = looped
+    calls = call_records(tree, imports)
+    if calls:
+        summary["calls"] = calls
     if stars:
         summary["stars"] = stars
     if aliases:
@@ -397,6 +402,9 @@ class ProjectIndex:
         self._hints: Hints | None = None
         self._subclasses: dict[str, list[tuple[str, str]]] | None = None
         self._loop_called: dict[str, set[str]] | None = None
+        self._calls: dict[str, list[Site]] | None = None
+        self.paths: dict[str, str] = {}
+        """The file each module of the run was read from (for evidence that names a caller's file:line)."""
         self._imported: dict[str, frozenset[str]] = {}
         """The indexed modules each module imports directly (resolved once, walked by every closure)."""
 
@@ -405,6 +413,7 @@ class ProjectIndex:
         self._hints = None
         self._subclasses = None
         self._loop_called = None
+        self._calls = None
         self._imported.clear()
 
     def _direct(self, name: str) -> frozenset[str]:
@@ -435,6 +444,9 @@ class ProjectIndex:
         for function, callers in self._loop_callers().items():
             if function.rpartition(".")[0] == name:
                 seen.update(callers)
+        for function, sites in self.call_sites().items():
+            if function.startswith(f"{name}."):
+                seen.update(site.module for site in sites)  # callers elsewhere: evidence that its functions run again
         own = self.modules.get(name)
         for cls in own["classes"] if own is not None else ():
             seen.update(module for module, _ in self.subclasses(f"{name}.{cls}"))
@@ -607,6 +619,12 @@ class ProjectIndex:
             self._loop_called = called
         return self._loop_called
 
+    def call_sites(self) -> dict[str, list[Site]]:
+        """Every call the run's modules make of the run's functions and methods, by the function reached."""
+        if self._calls is None:
+            self._calls = call_sites(self)
+        return self._calls
+
     def is_record(self, qualified: str) -> bool:
         """True when ``qualified`` names a class made by the functional ``namedtuple``/``NamedTuple`` form."""
         module, _, name = self.canonical(qualified).rpartition(".")
@@ -716,8 +734,10 @@ def with_module(index: ProjectIndex | None, name: str, source: ast.Module | str)
     if index is not None and name in index.modules:
         return index
     summary = summarize_tree(source) if isinstance(source, ast.Module) else summarize(source)
-    return ProjectIndex({**(index.modules if index is not None else {}), name: summary},
-                        installed=index.installed if index is not None else True)
+    joined = ProjectIndex({**(index.modules if index is not None else {}), name: summary},
+                          installed=index.installed if index is not None else True)
+    joined.paths = dict(index.paths) if index is not None else {}
+    return joined
 
 
 def _is_package(summary: Summary) -> bool:
@@ -805,6 +825,7 @@ def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | Non
     them again to learn that they parse)."""
     cache = SummaryCache(cache_file)
     summaries: dict[str, Summary] = {}
+    paths: dict[str, str] = {}
     packages: dict[Path, bool] = {}
     keys: list[str] = []
     for path, key, data in files:
@@ -814,10 +835,13 @@ def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | Non
         if path.name == "__init__.py":
             summary = {**summary, "package": True}
         summaries.setdefault(name, summary)
+        paths.setdefault(name, path.as_posix())
     cache.save(keys)
     if parsed is not None:
         parsed |= cache.parsed
-    return ProjectIndex(summaries)
+    index = ProjectIndex(summaries)
+    index.paths = paths
+    return index
 
 
 def module_name_cached(path: Path, packages: dict[Path, bool]) -> str:

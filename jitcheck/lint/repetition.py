@@ -46,6 +46,9 @@ class Repetition(Frequency):
         if looping:
             line = self.line_of(looping[0].node)
             return Evidence((Reason("called-in-loop", f"`{name}` is called in a loop at line {line}", line),))
+        elsewhere = self.elsewhere(function, context)
+        if elsewhere is not None and elsewhere.sites[0].loop_kind is not None:
+            return Evidence((Reason("called-elsewhere", elsewhere.words),))
         if self.called_in_other_loops(function):
             modules = self.index.loop_callers(f"{self.module_name}.{name}")
             where = ", ".join(f"`{m}`" for m in modules[:3]) or "another module"
@@ -58,6 +61,8 @@ class Repetition(Frequency):
             if subclass:
                 reasons.append(Reason("subclass-calls", f"subclasses in other files call `self.{name}(...)` {subclass} time(s)"))
             return Evidence(tuple(reasons))
+        if elsewhere is not None:
+            return Evidence((Reason("called-elsewhere", elsewhere.words),))
         defined = self.c.defs.get(function)
         if defined is not None and self.is_api(function, defined if defined.method_of is None else context):
             return Evidence((Reason("public-api", f"`{name}` is public API of a library module"),)).guessed(
@@ -93,6 +98,7 @@ class Repetition(Frequency):
             "call-site": "called at {n} sites that can both run",
             "subclass-calls": "called by subclasses in other files",
             "called-in-loop": "called in a loop",
+            "called-elsewhere": "called again and again by the project's code",
             "called-from": "called by code that runs again",
             "public-api": "public API whose callers are not in this file",
         }.get(first.kind if first is not None else "", "assumed to run again")

@@ -218,6 +218,7 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
                                parsed)
     packages: dict[Path, bool] = {}
     modules = {i: module_name_cached(s.path.resolve(), packages) for i, s, _, _ in modules_read}
+    plan.project.paths.update({modules[i]: s.relative for i, s, _, _ in modules_read})  # evidence names callers' files by these
     depends = plan.project.dependency_keys()
     # A notebook is no module of the index: any module it may import counts.
     every_module = digest(",".join(f"{name}={key}" for name, key in sorted(depends.items())).encode(), package_init=False)

@@ -15,6 +15,7 @@ import re
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from jitcheck.lint.callers import Elsewhere
 from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.evidence import Evidence, Reason
 from jitcheck.lint.frequency import runs_of
@@ -97,6 +98,10 @@ class Sameness(Repetition):
             return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
                 f"that the calls at lines {lines}, each run once, compute the same thing: they pass different "
                 "arguments")), confidence="low")
+        elsewhere = self.elsewhere(function, context) if evidence.again and evidence.again[0].kind == "called-elsewhere" \
+            else None
+        if elsewhere is not None:
+            return self.judged_elsewhere(evidence, fun, function, context, elsewhere, sources, read)
         if not used:
             return self.same_code(evidence, fun, why="it reads none of its function's parameters")
         passed = {name: [self.argument_text(site, function, context, name) for site in sites] for name in sources}
@@ -122,6 +127,28 @@ class Sameness(Repetition):
             return self.same_code(evidence, fun, why="every call site passes the same arguments")
         return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
             f"that the calls compute the same thing: they pass different {_names(sorted(passed))}")), confidence="low")
+
+    def judged_elsewhere(self, evidence: Evidence, fun: cst.CSTNode, function: cst.FunctionDef, context: Context,
+                         elsewhere: Elsewhere, sources: list[str], read: set[str]) -> Evidence | None:
+        """The sameness verdict of a function whose repetition the run's callers show (:mod:`.callers`): whether the
+        arguments of the parameters the rebuilt callable reads (and the receiver, when it reads ``self``) change
+        between the runs those callers make."""
+        params = self.def_params(function)
+        shift = 1 if context.self_name is not None and params and params[0] == context.self_name else 0
+        keys = [key for name in sources for key in (str(params.index(name) - shift) if name in params else "", name) if key]
+        if context.self_name is not None and context.self_name in read:
+            keys.append("self")
+        verdict, why = elsewhere.verdict(keys)
+        if verdict == "same":
+            return self.same_code(evidence, fun, why=why)
+        if verdict == "objects":
+            return None  # a differently-built object on each pass of the caller's loop: a different program
+        if verdict == "numbers":
+            reason = Reason("data", f"only numbers change from one call to the next ({why}), baked into the same code: "
+                            "pass them as arguments", self.line_of(fun))
+            return dataclasses.replace(evidence, same=(*evidence.same, reason))
+        return dataclasses.replace(evidence, unproven=(*evidence.unproven, f"that each call builds the same program: {why}"),
+                                   confidence="low")
 
     def judged(self, evidence: Evidence, fun: cst.CSTNode, kind: str, used: list[str], unit: str) -> Evidence | None:
         """The verdict on a loop whose items ``kind`` describes: numbers are data, other literals are

@@ -1,0 +1,459 @@
+"""Callers across modules: who calls a function of the run, where, how often, and with what.
+
+A public function whose file shows no repetition may still run again and again: a test
+calls it twice, an example calls it in a loop, a driver elsewhere calls it per load step.
+Each module's summary records its calls of the run's functions and methods, read with
+Python's ``ast`` (:func:`call_records`): the callee as the module spells it (through its
+imports, its own definitions, ``self.m(...)``, or a receiver whose class a constructor call
+or an annotation in the same function names), the line, the calling function, the loop
+the call is in (and whether its items are numbers, other objects, or unknown), which
+arguments change from one iteration to the next or read the caller's parameters, the
+arguments' text (two calls passing the same text build the same program), and the
+``if`` arms around it (two arms of one ``if`` are one run). :func:`call_sites` joins the
+records of a run by the function each call reaches (a method through its class's
+bases), and :func:`repeated_elsewhere` says whether they show the function running more
+than once, and whether each run reads the same arguments: the evidence of a finding
+whose own file shows neither.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jitcheck.lint.index import ProjectIndex
+
+_EXTERNAL = frozenset({
+    "jax", "numpy", "jnp", "np", "scipy", "functools", "itertools", "os", "sys", "math", "time", "typing",
+    "collections", "optax", "flax", "equinox", "chex", "haiku", "torch", "tensorflow", "pytest", "absl", "unittest",
+    "builtins", "re", "json", "logging", "warnings", "pathlib", "dataclasses", "abc", "copy", "random",
+})
+"""Top-level packages never part of a run's own code: their calls are not recorded."""
+
+_DATA_CALLS = frozenset({"range", "arange", "linspace", "logspace", "geomspace"})
+_PAIRING_CALLS = frozenset({"enumerate", "zip", "reversed", "sorted"})
+_MAX_RECORDS = 2048
+_ARM_SEPARATOR = ":"
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _names_read(node: ast.AST | None) -> set[str]:
+    if node is None:
+        return set()
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _names_stored(nodes: Iterable[ast.AST]) -> set[str]:
+    found: set[str] = set()
+    for node in nodes:
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+                found.add(inner.id)
+    return found
+
+
+def _number(node: ast.expr) -> bool:
+    inner = node.operand if isinstance(node, ast.UnaryOp) else node
+    return isinstance(inner, ast.Constant) and isinstance(inner.value, (int, float)) and not isinstance(inner.value, bool)
+
+
+def items_kind(iterable: ast.expr | None, depth: int = 0) -> str:
+    """``"numbers"`` (a range, an ``arange``/``linspace``, a literal holding a float), ``"objects"`` (a literal of
+    strings, names, calls: a different thing each pass) or ``"unknown"``: the rule of :mod:`.sameness`, on ``ast``."""
+    if iterable is None or depth > 3:
+        return "unknown"
+    if isinstance(iterable, ast.Call):
+        last = (_dotted(iterable.func) or "").rsplit(".", 1)[-1]
+        if last in _DATA_CALLS:
+            return "numbers"
+        if last in _PAIRING_CALLS and iterable.args:
+            kinds = {items_kind(arg, depth + 1) for arg in iterable.args}
+            return "objects" if "objects" in kinds else ("numbers" if kinds == {"numbers"} else "unknown")
+        return "unknown"
+    if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
+        items = [e for e in iterable.elts if not isinstance(e, ast.Starred)]
+        if not items:
+            return "unknown"
+        if all(_number(item) for item in items):
+            floats = any(isinstance(i.operand if isinstance(i, ast.UnaryOp) else i, ast.Constant)
+                         and isinstance((i.operand if isinstance(i, ast.UnaryOp) else i).value, float) for i in items)
+            return "numbers" if floats else "unknown"
+        return "objects"
+    return "unknown"
+
+
+class _Recorder:
+    """Walks one module's statements, recording its calls of names that may be the run's (see :func:`call_records`)."""
+
+    def __init__(self, imports: Mapping[str, str], defined: set[str], classes: Mapping[str, set[str]]) -> None:
+        self.heads = {local for local, target in imports.items() if target.lstrip(".").split(".", 1)[0] not in _EXTERNAL}
+        self.defined = defined
+        self.classes = classes
+        self.records: list[list[Any]] = []
+
+    def callee(self, func: ast.expr, types: Mapping[str, str], self_name: str | None, cls: str | None) -> str | None:
+        """The callee as the module spells it, when it may be a function or method of the run."""
+        if isinstance(func, ast.Name):
+            return func.id if func.id in self.heads or func.id in self.defined else None
+        if not isinstance(func, ast.Attribute):
+            return None
+        if isinstance(func.value, ast.Call):  # `Cls(...).method(...)`
+            made = self.callee(func.value.func, types, self_name, cls)
+            return f"{made}.{func.attr}" if made is not None else None
+        spelled = _dotted(func)
+        if spelled is None:
+            return None
+        head, _, rest = spelled.partition(".")
+        if head == self_name and cls is not None and "." not in rest:
+            return f"{cls}.{rest}"
+        if head in types and "." not in rest:
+            return f"{types[head]}.{rest}"
+        if head in self.heads or head in self.defined:
+            return spelled
+        return None
+
+    def module(self, tree: ast.Module) -> list[list[Any]]:
+        self.body(tree.body, "", set(), {}, None, None, None, ())
+        for statement in tree.body:
+            if isinstance(statement, ast.ClassDef):
+                for inner in statement.body:
+                    if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self.function(inner, f"{statement.name}.{inner.name}", statement.name)
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.function(statement, statement.name, None)
+        return self.records
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, caller: str, cls: str | None) -> None:
+        args = node.args
+        params = [a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+        self_name = params[0].arg if cls is not None and params and not any(
+            (_dotted(d) or "").endswith("staticmethod") for d in node.decorator_list) else None
+        types: dict[str, str] = {}
+        for param in params:
+            annotated = _annotation(param.annotation)
+            if annotated is not None and annotated.split(".", 1)[0] in (self.heads | self.defined):
+                types[param.arg] = annotated
+        names = {p.arg for p in params} | {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+        self.body(node.body, caller, names, types, self_name, cls, None, ())
+
+    def body(self, statements: Sequence[ast.stmt], caller: str, params: set[str], types: dict[str, str],
+             self_name: str | None, cls: str | None, loop: tuple[str, int, frozenset[str]] | None,
+             arms: tuple[str, ...]) -> None:
+        for statement in statements:
+            self.statement(statement, caller, params, types, self_name, cls, loop, arms)
+
+    def statement(self, node: ast.stmt, caller: str, params: set[str], types: dict[str, str], self_name: str | None,
+                  cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return  # their own bodies run when they are called (top-level ones are walked apart)
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            changing = _names_stored([node.target] if isinstance(node, (ast.For, ast.AsyncFor)) else []) | \
+                _names_stored(node.body)
+            if loop is not None:
+                changing |= loop[2]
+            kind = items_kind(node.iter) if isinstance(node, (ast.For, ast.AsyncFor)) else "unknown"
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                self.expressions(node.iter, caller, params, types, self_name, cls, loop, arms)
+            else:
+                self.expressions(node.test, caller, params, types, self_name, cls, (kind, node.lineno, frozenset(changing)),
+                                 arms)
+            inner = (kind, node.lineno, frozenset(changing)) if loop is None else (
+                loop[0] if loop[0] != "numbers" else kind, loop[1], frozenset(changing))
+            self.body(node.body, caller, params, types, self_name, cls, inner, arms)
+            self.body(node.orelse, caller, params, types, self_name, cls, loop, arms)
+            return
+        if isinstance(node, ast.If):
+            self.expressions(node.test, caller, params, types, self_name, cls, loop, arms)
+            self.body(node.body, caller, params, types, self_name, cls, loop, (*arms, f"{node.lineno}{_ARM_SEPARATOR}0"))
+            self.body(node.orelse, caller, params, types, self_name, cls, loop, (*arms, f"{node.lineno}{_ARM_SEPARATOR}1"))
+            return
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            value = node.value
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            made: str | None = None
+            if isinstance(node, ast.AnnAssign):
+                made = _annotation(node.annotation)
+                if made is not None and made.split(".", 1)[0] not in (self.heads | self.defined):
+                    made = None
+            if made is None and isinstance(value, ast.Call):
+                made = self.callee(value.func, types, self_name, cls)
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    if made is not None:
+                        types[target.id] = made
+                    else:
+                        types.pop(target.id, None)
+        blocks = [getattr(node, field, None) for field in ("body", "orelse", "finalbody")]
+        nested = [child for block in blocks if isinstance(block, list) for child in block if isinstance(child, ast.stmt)]
+        if nested:
+            for field in ("items", "test", "subject"):
+                held = getattr(node, field, None)
+                for item in held if isinstance(held, list) else [held]:
+                    if isinstance(item, ast.AST):
+                        self.expressions(item, caller, params, types, self_name, cls, loop, arms)
+            self.body(nested, caller, params, types, self_name, cls, loop, arms)
+            for handler in getattr(node, "handlers", ()) or ():
+                self.body(handler.body, caller, params, types, self_name, cls, loop, arms)
+            for case in getattr(node, "cases", ()) or ():
+                self.body(case.body, caller, params, types, self_name, cls, loop, (*arms, f"{node.lineno}{_ARM_SEPARATOR}{case.pattern.lineno}"))
+            return
+        self.expressions(node, caller, params, types, self_name, cls, loop, arms)
+
+    def expressions(self, node: ast.AST, caller: str, params: set[str], types: Mapping[str, str], self_name: str | None,
+                    cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
+        stack: list[tuple[ast.AST, tuple[str, int, frozenset[str]] | None]] = [(node, loop)]
+        while stack and len(self.records) < _MAX_RECORDS:
+            current, around = stack.pop()
+            if isinstance(current, ast.Lambda):
+                continue  # runs when it is called, maybe under a transformation: not a call of this code
+            if isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                first = current.generators[0]
+                stack.append((first.iter, around))
+                changing = _names_stored([g.target for g in current.generators])
+                inner = (items_kind(first.iter) if around is None else around[0], getattr(current, "lineno", 0),
+                         frozenset(changing | (around[2] if around is not None else frozenset())))
+                for child in ast.iter_child_nodes(current):
+                    if child is not first.iter:
+                        stack.append((child, inner))
+                continue
+            if isinstance(current, ast.Call):
+                self.record(current, caller, params, types, self_name, cls, around, arms)
+            stack.extend((child, around) for child in ast.iter_child_nodes(current))
+
+    def record(self, call: ast.Call, caller: str, params: set[str], types: Mapping[str, str], self_name: str | None,
+               cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
+        spelled = self.callee(call.func, types, self_name, cls)
+        if spelled is None:
+            return
+        changing = loop[2] if loop is not None else frozenset()
+        varying: list[str] = []
+        reading: list[str] = []
+        texts: list[str] = []
+        arguments: list[tuple[str, ast.expr]] = [(str(i), a) for i, a in enumerate(call.args)]
+        arguments += [(k.arg or "**", k.value) for k in call.keywords]
+        if isinstance(call.func, ast.Attribute) and not (isinstance(call.func.value, ast.Name)
+                                                          and call.func.value.id in self.heads | self.defined):
+            arguments.append(("self", call.func.value))  # the receiver of a method call
+        for key, value in arguments:
+            if any(isinstance(a, ast.Starred) for a in call.args) and key != "self":
+                key = "*"
+            read = _names_read(value)
+            if read & changing:
+                varying.append(key)
+            if read & params:
+                reading.append(key)
+            if key != "self":
+                texts.append(f"{key}={ast.unparse(value)}"[:200])
+        self.records.append([spelled, call.lineno, caller, [loop[0], loop[1]] if loop is not None else None,
+                             sorted(set(varying)), sorted(set(reading)), texts, list(arms)])
+
+
+def _annotation(node: ast.expr | None) -> str | None:
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _annotation(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.Subscript) and (_dotted(node.value) or "").rsplit(".", 1)[-1] == "Optional":
+        return _annotation(node.slice)
+    return _dotted(node)
+
+
+def call_records(tree: ast.Module, imports: Mapping[str, str]) -> list[list[Any]]:
+    """The calls a module makes of functions and methods that may be the run's (its imports of packages other
+    than well-known ones, its own definitions), one row each: ``[callee as spelled here, line, calling function
+    ("" at module level, "f", "Cls.m"), [items kind, line] of the loop around it or None, the argument keys that
+    change in that loop, those that read the caller's parameters, the arguments' text, the if arms around it]``.
+    Calls in nested functions and lambdas are not recorded (they run when those are called)."""
+    defined: set[str] = set()
+    classes: dict[str, set[str]] = {}
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defined.add(statement.name)
+        elif isinstance(statement, ast.ClassDef):
+            defined.add(statement.name)
+            classes[statement.name] = {s.name for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return _Recorder(imports, defined, classes).module(tree)
+
+
+# -- joining the records of a run ----------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Site:
+    """One call of a function of the run, as another (or the same) module's summary records it."""
+
+    module: str
+    line: int
+    caller: str
+    loop_kind: str | None
+    loop_line: int
+    varying: tuple[str, ...]
+    reading: tuple[str, ...]
+    texts: tuple[str, ...]
+    arms: tuple[str, ...]
+
+    def exclusive(self, other: Site) -> bool:
+        """Two calls in the arms of one ``if`` of the same caller: one run, not two."""
+        if self.module != other.module or self.caller != other.caller:
+            return False
+        mine = dict(a.split(_ARM_SEPARATOR, 1) for a in self.arms)
+        return any(line in mine and mine[line] != arm for line, arm in (a.split(_ARM_SEPARATOR, 1) for a in other.arms))
+
+    def text(self, key: str) -> str | None:
+        for text in self.texts:
+            name, _, value = text.partition("=")
+            if name == key:
+                return value
+        return None
+
+
+def reached(index: ProjectIndex, module: str, spelled: str) -> str | None:
+    """The qualified function or method a call spelled ``spelled`` in ``module`` reaches (a method: on the class
+    that defines it, through the bases), or None when it is not the run's."""
+    qualified = index.resolve_in(module, spelled)
+    if index._indexed_prefix(qualified) is None:
+        return None
+    found = index.lookup(qualified)
+    if found is not None:
+        if found[1] in found[2]["functions"]:
+            return f"{found[0]}.{found[1]}"
+        if found[1] in found[2]["classes"]:
+            return None  # a constructor call
+    owner, _, method = qualified.rpartition(".")
+    held = index.cls(owner)
+    if held is None:
+        made = index.returned_class(owner)  # `t = make()` with `def make() -> T`
+        held = index.cls(made) if made is not None else None
+        if held is None:
+            return None
+    return _defining(index, held, method, 0)
+
+
+def _defining(index: ProjectIndex, held: tuple[str, dict[str, Any]], method: str, depth: int) -> str | None:
+    module, facts = held
+    if depth > 12:
+        return None
+    names = [name for name, value in index.modules.get(module, {}).get("classes", {}).items() if value is facts]
+    if method in facts["methods"]:
+        return f"{module}.{names[0]}.{method}" if names and facts["methods"][method] in ("method", "static", "class") else None
+    for base in facts["bases"]:
+        found = index.cls(index.resolve_in(module, base))
+        if found is not None:
+            answer = _defining(index, found, method, depth + 1)
+            if answer is not None:
+                return answer
+    return None
+
+
+def call_sites(index: ProjectIndex) -> dict[str, list[Site]]:
+    """Every recorded call of the run, by the qualified function or method it reaches."""
+    joined: dict[str, list[Site]] = {}
+    for module, summary in index.modules.items():
+        for row in summary.get("calls", ()):
+            try:
+                spelled, line, caller, loop, varying, reading, texts, arms = row
+            except ValueError:
+                continue
+            target = reached(index, module, spelled)
+            if target is None:
+                continue
+            joined.setdefault(target, []).append(Site(module, line, caller, loop[0] if loop else None, loop[1] if loop else 0,
+                                                      tuple(varying), tuple(reading), tuple(texts), tuple(arms)))
+    return joined
+
+
+@dataclasses.dataclass(frozen=True)
+class Elsewhere:
+    """What the calls of a function in the run show: the sites that repeat it, in words, and how to read its
+    parameters' arguments (see :meth:`verdict`)."""
+
+    sites: tuple[Site, ...]
+    words: str
+    chain: tuple[str, ...] = ()
+
+    def verdict(self, keys: Sequence[str]) -> tuple[str, str]:
+        """``("same", why)``, ``("numbers", why)``, ``("objects", why)`` or ``("unknown", why)``: whether the
+        arguments at ``keys`` (positions as text, keyword names, ``self``) change between the runs the sites show."""
+        looping = [s for s in self.sites if s.loop_kind is not None]
+        if looping:
+            site = looping[0]
+            moving = [k for k in keys if k in site.varying or "*" in site.varying]
+            if not moving:
+                return "same", "the arguments it reads do not change in that loop"
+            return site.loop_kind or "unknown", f"{', '.join(f'`{k}`' for k in moving)} change(s) in that loop"
+        if self.chain:
+            site = self.sites[0]
+            if not [k for k in keys if k in site.reading or "*" in site.reading]:
+                return "same", "the arguments it reads are built the same way on each run of the caller"
+            return "unknown", "the arguments it reads come from the caller's parameters"
+        texts = [[site.text(k) for k in keys] for site in self.sites]
+        if all(t == texts[0] for t in texts) and not any("*" in s.varying or any(x.startswith("*") for x in s.texts)
+                                                          for s in self.sites):
+            return "same", "every call passes the same arguments"
+        return "unknown", "the calls pass different arguments"
+
+
+def _place(index: ProjectIndex, site: Site) -> str:
+    path = index.paths.get(site.module)
+    if path is not None:
+        try:
+            relative = os.path.relpath(path)
+            path = relative if not relative.startswith("..") else path
+        except ValueError:
+            pass
+    return f"{path or site.module}:{site.line}"
+
+
+def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
+                       seen: frozenset[str] = frozenset()) -> Elsewhere | None:
+    """The evidence, from the run's call records, that the function ``qualified`` runs more than once: a call in
+    a loop, two calls in one function that can both run, or a call from a function that itself runs more than
+    once (by the same evidence, three levels at most). None when the records show no repetition."""
+    if depth > 3 or qualified in seen:
+        return None
+    sites = index.call_sites().get(qualified, [])
+    if not sites:
+        return None
+    name = qualified.rsplit(".", 1)[-1]
+    for site in sites:
+        if site.loop_kind is not None:
+            return Elsewhere((site,), f"`{name}` is called in a loop at {_place(index, site)}")
+    by_caller: dict[tuple[str, str], list[Site]] = {}
+    for site in sites:
+        by_caller.setdefault((site.module, site.caller), []).append(site)
+    for group in by_caller.values():
+        kept: list[Site] = []
+        for site in group:
+            if not any(site.exclusive(other) for other in kept):
+                kept.append(site)
+        if len(kept) >= 2:
+            where = ", ".join(_place(index, s) for s in kept[:3])
+            return Elsewhere(tuple(kept), f"`{name}` is called at {where}, which can all run")
+    for site in sites:
+        if not site.caller:
+            continue
+        outer = repeated_elsewhere(index, f"{site.module}.{site.caller}", depth + 1, seen | {qualified})
+        if outer is not None:
+            words = f"`{name}` is called at {_place(index, site)}, from `{site.caller}`; {outer.words}"
+            return Elsewhere((site,), words, (site.caller, *outer.chain))
+    return None
+
+
+__all__ = ["Elsewhere", "Site", "call_records", "call_sites", "items_kind", "reached", "repeated_elsewhere"]

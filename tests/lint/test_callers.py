@@ -1,0 +1,203 @@
+"""Callers in other modules as evidence (jitcheck/lint/callers.py): a public function or method whose own
+file shows no repetition, called again and again elsewhere in the run, each case a small made-up package
+run by jax.
+
+The static pass checks the package's folder in the default selection (``--preview`` off); then
+``use.run()`` is called under ``jax.monitoring``. A finding must be where jax compiled the same computation
+again, with evidence naming the caller's file and line, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from jitcheck.lint import config as config_module
+from jitcheck.lint.callers import call_records
+from jitcheck.lint.runner import Options, run
+from tests.lint.test_cross_module import Compiles, compiles, findings, importable, run_case, write_package
+
+__all__ = ["compiles", "importable"]  # fixtures, used by name
+
+MODEL = """\
+    import jax
+
+    class Model:
+        def __init__(self, scale):
+            self.scale = scale
+
+        def fit(self, x, steps):
+            @jax.jit
+            def step(y):
+                return y * 2.0
+            for _ in range(steps):
+                x = step(x)
+            return x
+
+    def solve(f, x):
+        return jax.jit(jax.grad(f))(x)
+    """
+
+Case = tuple[dict[str, str], list[tuple[str, int, str]], int, int, str]
+"""(files of ``pkg``, expected default findings, jax compiles of ``use.run()``, distinct computations among
+them, a piece of the first finding's ``runs_again`` evidence)."""
+
+CASES: dict[str, Case] = {
+    "a method with a nested jit, called in a loop of another module on an object it constructs": ({
+        "model.py": MODEL,
+        "use.py": """\
+            import numpy as np
+            from pkg.model import Model
+            def run():
+                model = Model(2.0)
+                for _ in range(3):
+                    model.fit(np.ones(3, np.float32), 1)
+            """,
+    }, [("model.py", 8, "JC105")], 3, 1, "is called in a loop at pkg/use.py:6"),
+    "a public function called twice in one test of another module, with the same arguments": ({
+        "model.py": MODEL,
+        "use.py": """\
+            import numpy as np
+            from pkg import model
+            def loss(x):
+                return (x ** 2).sum()
+            def run():
+                x = np.ones(3, np.float32)
+                first = model.solve(loss, x)
+                second = model.solve(loss, x)
+            """,
+    }, [("model.py", 16, "JC701")], 2, 1, "pkg/use.py:7, pkg/use.py:8"),
+    "a public function reached through a caller that another module calls in a loop": ({
+        "model.py": MODEL,
+        "driver.py": """\
+            import numpy as np
+            from pkg.model import solve
+            def loss(x):
+                return (x ** 2).sum()
+            def refit(x):
+                return solve(loss, np.ones(3, np.float32))
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.driver import refit
+            def run():
+                for t in range(3):
+                    refit(t)
+            """,
+    }, [("model.py", 16, "JC701")], 3, 1, "from `refit`"),
+    "an annotated receiver's inherited method, called in a loop": ({
+        "model.py": MODEL,
+        "sub.py": """\
+            from pkg.model import Model
+            class Bigger(Model):
+                pass
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.sub import Bigger
+            def go(model: Bigger):
+                for _ in range(3):
+                    model.fit(np.ones(3, np.float32), 1)
+            def run():
+                go(Bigger(1.0))
+            """,
+    }, [("model.py", 8, "JC105")], 3, 1, "pkg/use.py:5"),
+    # -- look-alikes: no finding ----------------------------------------------------------------------
+    "a loop of another module over different functions: a different program each call": ({
+        "model.py": MODEL,
+        "use.py": """\
+            import numpy as np
+            import jax.numpy as jnp
+            from pkg.model import solve
+            def run():
+                for f in (jnp.sum, jnp.prod):
+                    solve(f, np.ones(3, np.float32))
+            """,
+    }, [], 2, 2, ""),
+    "two calls in the arms of one if: one run": ({
+        "model.py": MODEL,
+        "use.py": """\
+            import numpy as np
+            import jax.numpy as jnp
+            from pkg.model import solve
+            def run(mode="a"):
+                if mode == "a":
+                    solve(jnp.sum, np.ones(3, np.float32))
+                else:
+                    solve(jnp.sum, np.ones(3, np.float32))
+            """,
+    }, [], 1, 1, ""),
+    "a call under a lambda handed to a transformation: not a call of this code": ({
+        "model.py": MODEL,
+        "use.py": """\
+            import numpy as np
+            from pkg.model import Model
+            def run():
+                model = Model(2.0)
+                once = lambda: model.fit(np.ones(3, np.float32), 1)
+                once()
+            """,
+    }, [], 1, 1, ""),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_callers_elsewhere_are_evidence_where_jax_compiles_again(name: str, importable: Path, compiles: Compiles) -> None:
+    files, expected, compiled, programs, evidence = CASES[name]
+    write_package(importable, files)
+    assert findings(importable) == sorted(expected)
+    assert run_case(importable, compiles) == compiled
+    assert bool(expected) == (compiled > programs)
+    if expected:
+        report = run([importable], config_module.load(importable), Options(jobs=1), importable)
+        finding = report.findings[0]
+        assert finding.evidence.confidence == "high"
+        assert finding.evidence.again[0].kind == "called-elsewhere"
+        assert evidence in finding.evidence.again[0].text
+        assert "called again and again by the project's code" in finding.message
+
+
+def test_a_loop_that_hands_in_different_arguments_stays_a_guess(importable: Path) -> None:
+    """A caller's loop over objects the pass cannot judge (``for f in fns``) shows repetition, not sameness:
+    the finding stays under ``--preview``."""
+    write_package(importable, {"model.py": MODEL, "use.py": """\
+        import numpy as np
+        from pkg.model import solve
+        def run(fns):
+            for f in fns:
+                solve(f, np.ones(3, np.float32))
+        """})
+    assert findings(importable) == []
+    config = dataclasses.replace(config_module.load(importable), preview=True)
+    report = run([importable], config, Options(jobs=1), importable)
+    low = [f for f in report.findings if f.code == "JC701"]
+    assert [f.evidence.confidence for f in low] == ["low"]
+    assert any("`0`" in text or "`f`" in text for text in low[0].evidence.unproven)
+
+
+def test_the_records_of_a_module() -> None:
+    """Which calls a summary records, with the loop around each, the arguments that change in it, and the arms."""
+    source = textwrap.dedent("""\
+        import numpy as np
+        from pkg import model
+        from pkg.model import Model
+        def run(cfg):
+            m = Model(cfg)
+            for t in np.linspace(0, 1, 3):
+                m.fit(t, 2)
+            if cfg:
+                model.solve(np.sum, cfg)
+            else:
+                model.solve(np.sum, 1)
+            np.ones(3)
+            f = lambda: model.solve(np.sum, 2)
+        """)
+    rows = call_records(ast.parse(source), {"np": "numpy", "model": "pkg.model", "Model": "pkg.model.Model"})
+    by_line = {row[1]: row for row in rows}
+    assert sorted(by_line) == [5, 7, 9, 11]  # not numpy's, not under the lambda
+    assert by_line[7][:6] == ["Model.fit", 7, "run", ["numbers", 6], ["0"], []]
+    assert by_line[9][5] == ["1"] and by_line[9][7] == ["8:0"] and by_line[11][7] == ["8:1"]
