@@ -104,6 +104,9 @@ class _Recorder:
         self.defined = defined
         self.classes = classes
         self.records: list[list[Any]] = []
+        self.versions: dict[str, int] = {}
+        """How many times each name has been bound so far in the function walked: an argument's text carries the
+        versions of the names it reads, so ``svi.run(k)`` twice with ``svi`` rebound between is two texts."""
 
     def callee(self, func: ast.expr, types: Mapping[str, str], self_name: str | None, cls: str | None) -> str | None:
         """The callee as the module spells it, when it may be a function or method of the run."""
@@ -148,7 +151,9 @@ class _Recorder:
             if annotated is not None and annotated.split(".", 1)[0] in (self.heads | self.defined):
                 types[param.arg] = annotated
         names = {p.arg for p in params} | {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-        self.body(node.body, caller, names, types, self_name, cls, None, ())
+        names.discard(self_name or "")
+        self.versions = {}
+        self.body(node.body, caller, _derived(node, names), types, self_name, cls, None, ())
 
     def body(self, statements: Sequence[ast.stmt], caller: str, params: set[str], types: dict[str, str],
              self_name: str | None, cls: str | None, loop: tuple[str, int, frozenset[str]] | None,
@@ -181,6 +186,11 @@ class _Recorder:
             self.body(node.body, caller, params, types, self_name, cls, loop, (*arms, f"{node.lineno}{_ARM_SEPARATOR}0"))
             self.body(node.orelse, caller, params, types, self_name, cls, loop, (*arms, f"{node.lineno}{_ARM_SEPARATOR}1"))
             return
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            bound = [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)) else \
+                node.targets if isinstance(node, ast.Assign) else [i.optional_vars for i in node.items if i.optional_vars]
+            for name in _names_stored(bound):
+                self.versions[name] = self.versions.get(name, 0) + 1
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             value = node.value
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -226,9 +236,14 @@ class _Recorder:
                 changing = _names_stored([g.target for g in current.generators])
                 inner = (items_kind(first.iter) if around is None else around[0], getattr(current, "lineno", 0),
                          frozenset(changing | (around[2] if around is not None else frozenset())))
-                for child in ast.iter_child_nodes(current):
-                    if child is not first.iter:
-                        stack.append((child, inner))
+                if isinstance(current, ast.DictComp):
+                    stack += [(current.key, inner), (current.value, inner)]
+                else:
+                    stack.append((current.elt, inner))
+                for generator in current.generators:
+                    stack += [(node, inner) for node in (generator.target, *generator.ifs)]
+                    if generator is not first:
+                        stack.append((generator.iter, inner))  # the first iterable is evaluated once, before the loop
                 continue
             if isinstance(current, ast.Call):
                 self.record(current, caller, params, types, self_name, cls, around, arms)
@@ -244,7 +259,7 @@ class _Recorder:
         reading: list[str] = []
         texts: list[str] = []
         arguments: list[tuple[str, ast.expr]] = [(str(i), a) for i, a in enumerate(call.args)]
-        arguments += [(k.arg or "**", k.value) for k in call.keywords]
+        arguments += [(k.arg or "*", k.value) for k in call.keywords]  # `**kwargs`: any keyword, unknown
         if isinstance(call.func, ast.Attribute) and not (isinstance(call.func.value, ast.Name)
                                                           and call.func.value.id in self.heads | self.defined):
             arguments.append(("self", call.func.value))  # the receiver of a method call
@@ -256,10 +271,23 @@ class _Recorder:
                 varying.append(key)
             if read & params:
                 reading.append(key)
-            if key != "self":
-                texts.append(f"{key}={ast.unparse(value)}"[:200])
+            versions = ",".join(f"{n}#{self.versions[n]}" for n in sorted(read) if self.versions.get(n, 0) > 1)
+            texts.append(f"{key}={ast.unparse(value)}"[:200] + (f"@{versions}" if versions else ""))
         self.records.append([spelled, call.lineno, caller, [loop[0], loop[1]] if loop is not None else None,
                              sorted(set(varying)), sorted(set(reading)), texts, list(arms)])
+
+
+def _derived(function: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> set[str]:
+    """``params`` and the names the function assigns from them, transitively (two passes over its assignments):
+    what may differ from one call of the function to the next."""
+    found = set(params)
+    assignments = [n for n in ast.walk(function) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr))]
+    for _ in range(2):
+        for node in assignments:
+            if node.value is not None and _names_read(node.value) & found:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found |= _names_stored(targets)
+    return found
 
 
 def _annotation(node: ast.expr | None) -> str | None:
@@ -388,26 +416,41 @@ class Elsewhere:
     words: str
     chain: tuple[str, ...] = ()
 
-    def verdict(self, keys: Sequence[str]) -> tuple[str, str]:
+    def verdict(self, keys: Sequence[tuple[str, ...]]) -> tuple[str, str]:
         """``("same", why)``, ``("numbers", why)``, ``("objects", why)`` or ``("unknown", why)``: whether the
-        arguments at ``keys`` (positions as text, keyword names, ``self``) change between the runs the sites show."""
+        arguments of the parameters ``keys`` names (each as its alternatives: position as text, keyword name;
+        ``("self",)`` for the receiver) change between the runs the sites show."""
         looping = [s for s in self.sites if s.loop_kind is not None]
         if looping:
             site = looping[0]
-            moving = [k for k in keys if k in site.varying or "*" in site.varying]
+            moving = [k[-1] for k in keys if _flagged(site, k, site.varying)]
             if not moving:
                 return "same", "the arguments it reads do not change in that loop"
             return site.loop_kind or "unknown", f"{', '.join(f'`{k}`' for k in moving)} change(s) in that loop"
         if self.chain:
-            site = self.sites[0]
-            if not [k for k in keys if k in site.reading or "*" in site.reading]:
+            if not [k for k in keys if _flagged(self.sites[0], k, self.sites[0].reading)]:
                 return "same", "the arguments it reads are built the same way on each run of the caller"
             return "unknown", "the arguments it reads come from the caller's parameters"
-        texts = [[site.text(k) for k in keys] for site in self.sites]
-        if all(t == texts[0] for t in texts) and not any("*" in s.varying or any(x.startswith("*") for x in s.texts)
-                                                          for s in self.sites):
+        passed = [[_passed(site, k) for k in keys] for site in self.sites]
+        if all(p == passed[0] for p in passed) and None not in passed[0]:
             return "same", "every call passes the same arguments"
         return "unknown", "the calls pass different arguments"
+
+
+def _flagged(site: Site, alternatives: tuple[str, ...], flags: Sequence[str]) -> bool:
+    """The argument of a parameter is among ``flags`` (or, not passed by name or position, a ``*``/``**`` is)."""
+    if any(k in flags for k in alternatives):
+        return True
+    return "*" in flags and all(site.text(k) is None for k in alternatives)
+
+
+def _passed(site: Site, alternatives: tuple[str, ...]) -> str | None:
+    """The text a site passes for a parameter, "" when it passes none, None when a ``*``/``**`` may pass it."""
+    for key in alternatives:
+        text = site.text(key)
+        if text is not None:
+            return text
+    return None if site.text("*") is not None else ""
 
 
 def _place(index: ProjectIndex, site: Site) -> str:

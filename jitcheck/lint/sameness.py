@@ -135,9 +135,9 @@ class Sameness(Repetition):
         between the runs those callers make."""
         params = self.def_params(function)
         shift = 1 if context.self_name is not None and params and params[0] == context.self_name else 0
-        keys = [key for name in sources for key in (str(params.index(name) - shift) if name in params else "", name) if key]
-        if context.self_name is not None and context.self_name in read:
-            keys.append("self")
+        keys = [(str(params.index(name) - shift), name) if name in params else (name,) for name in sources]
+        if context.self_name is not None:
+            keys.append(("self",))  # a method: another receiver may hold another computation, whatever reads it
         verdict, why = elsewhere.verdict(keys)
         if verdict == "same":
             return self.same_code(evidence, fun, why=why)

@@ -161,22 +161,39 @@ def test_callers_elsewhere_are_evidence_where_jax_compiles_again(name: str, impo
         assert "called again and again by the project's code" in finding.message
 
 
-def test_a_loop_that_hands_in_different_arguments_stays_a_guess(importable: Path) -> None:
-    """A caller's loop over objects the pass cannot judge (``for f in fns``) shows repetition, not sameness:
-    the finding stays under ``--preview``."""
-    write_package(importable, {"model.py": MODEL, "use.py": """\
+GUESSES: dict[str, tuple[str, str, str]] = {
+    "a loop over objects the pass cannot judge": ("""\
         import numpy as np
         from pkg.model import solve
         def run(fns):
             for f in fns:
                 solve(f, np.ones(3, np.float32))
-        """})
+        """, "JC701", "change(s) in that loop"),
+    "two calls on two objects bound in turn to one name": ("""\
+        import numpy as np
+        from pkg.model import Model
+        def run():
+            model = Model(1.0)
+            model.fit(np.ones(3, np.float32), 1)
+            model = Model(2.0)
+            model.fit(np.ones(3, np.float32), 1)
+        """, "JC105", "the calls pass different arguments"),
+}
+
+
+@pytest.mark.parametrize("name", list(GUESSES))
+def test_callers_that_may_pass_other_things_leave_a_guess(name: str, importable: Path) -> None:
+    """Repetition shown, sameness not: a caller's loop over objects it cannot judge (``for f in fns``), or two
+    receivers bound in turn to one name. The finding stays under ``--preview``, its doubt in ``unproven``."""
+    source, code, doubt = GUESSES[name]
+    write_package(importable, {"model.py": MODEL, "use.py": source})
     assert findings(importable) == []
     config = dataclasses.replace(config_module.load(importable), preview=True)
     report = run([importable], config, Options(jobs=1), importable)
-    low = [f for f in report.findings if f.code == "JC701"]
+    low = [f for f in report.findings if f.code == code]
     assert [f.evidence.confidence for f in low] == ["low"]
-    assert any("`0`" in text or "`f`" in text for text in low[0].evidence.unproven)
+    assert low[0].evidence.again[0].kind == "called-elsewhere"
+    assert any(doubt in text for text in low[0].evidence.unproven)
 
 
 def test_the_records_of_a_module() -> None:
@@ -199,5 +216,5 @@ def test_the_records_of_a_module() -> None:
     rows = call_records(ast.parse(source), {"np": "numpy", "model": "pkg.model", "Model": "pkg.model.Model"})
     by_line = {row[1]: row for row in rows}
     assert sorted(by_line) == [5, 7, 9, 11]  # not numpy's, not under the lambda
-    assert by_line[7][:6] == ["Model.fit", 7, "run", ["numbers", 6], ["0"], []]
+    assert by_line[7][:6] == ["Model.fit", 7, "run", ["numbers", 6], ["0"], ["self"]]  # `m` is built from `cfg`
     assert by_line[9][5] == ["1"] and by_line[9][7] == ["8:0"] and by_line[11][7] == ["8:1"]
