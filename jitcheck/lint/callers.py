@@ -121,8 +121,8 @@ class _Recorder:
         if spelled is None:
             return None
         head, _, rest = spelled.partition(".")
-        if head == self_name and cls is not None and "." not in rest:
-            return f"{cls}.{rest}"
+        if head == self_name and cls is not None and rest.count(".") <= 1:
+            return f"{cls}.{rest}"  # `self.m(...)`, or `self.solver.solve(...)` through the attribute's class
         if head in types and "." not in rest:
             return f"{types[head]}.{rest}"
         if head in self.heads or head in self.defined:
@@ -366,6 +366,9 @@ def reached(index: ProjectIndex, module: str, spelled: str) -> str | None:
             return None  # a constructor call
     owner, _, method = qualified.rpartition(".")
     held = index.cls(owner)
+    if held is None and index.cls(owner.rpartition(".")[0]) is not None:
+        typed = index.attribute_type(owner.rpartition(".")[0], owner.rpartition(".")[2])  # `self.solver.solve(...)`
+        held = index.cls(typed) if typed is not None else None
     if held is None:
         made = index.returned_class(owner)  # `t = make()` with `def make() -> T`
         held = index.cls(made) if made is not None else None

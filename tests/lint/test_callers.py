@@ -106,6 +106,24 @@ CASES: dict[str, Case] = {
                 go(Bigger(1.0))
             """,
     }, [("model.py", 8, "JC105")], 3, 1, "pkg/use.py:5"),
+    "a method reached through an attribute whose class the constructor sets, in a loop of another module": ({
+        "model.py": MODEL,
+        "runner.py": """\
+            import numpy as np
+            from pkg.model import Model
+            class Runner:
+                def __init__(self):
+                    self.model = Model(1.0)
+                def sweep(self):
+                    for _ in range(3):
+                        self.model.fit(np.ones(3, np.float32), 1)
+            """,
+        "use.py": """\
+            from pkg.runner import Runner
+            def run():
+                Runner().sweep()
+            """,
+    }, [("model.py", 8, "JC105")], 3, 1, "pkg/runner.py:8"),
     # -- look-alikes: no finding ----------------------------------------------------------------------
     "a loop of another module over different functions: a different program each call": ({
         "model.py": MODEL,
