@@ -141,6 +141,8 @@ class _Recorder:
         return self.records
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, caller: str, cls: str | None) -> None:
+        if any(_traces(d) for d in node.decorator_list):
+            return  # it runs only while it is traced: what it calls is inlined there, and compiles nothing of its own
         args = node.args
         params = [a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
         self_name = params[0].arg if cls is not None and params and not any(
@@ -275,6 +277,22 @@ class _Recorder:
             texts.append(f"{key}={ast.unparse(value)}"[:200] + (f"@{versions}" if versions else ""))
         self.records.append([spelled, call.lineno, caller, [loop[0], loop[1]] if loop is not None else None,
                              sorted(set(varying)), sorted(set(reading)), texts, list(arms)])
+
+
+_TRACING_LAST = frozenset({
+    "jit", "pmap", "pjit", "filter_jit", "filter_pmap", "vmap", "filter_vmap", "grad", "value_and_grad", "filter_grad",
+    "filter_value_and_grad", "jacfwd", "jacrev", "hessian", "checkpoint", "remat", "filter_checkpoint", "custom_jvp",
+    "custom_vjp", "shard_map", "checkify", "named_call",
+})
+
+
+def _traces(decorator: ast.expr) -> bool:
+    """A decorator that jits or transforms its function (``@jax.jit``, ``@partial(jax.jit, ...)``, ``@jax.vmap``)."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    last = (_dotted(target) or "").rsplit(".", 1)[-1]
+    if last in ("partial", "Partial") and isinstance(decorator, ast.Call) and decorator.args:
+        last = (_dotted(decorator.args[0]) or "").rsplit(".", 1)[-1]
+    return last in _TRACING_LAST
 
 
 def _derived(function: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> set[str]:

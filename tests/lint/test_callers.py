@@ -149,6 +149,20 @@ CASES: dict[str, Case] = {
                     solve(jnp.sum, np.ones(3, np.float32))
             """,
     }, [], 1, 1, ""),
+    "a loop calling a jitted function of another module, which calls the method: inlined in one trace": ({
+        "model.py": MODEL,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg.model import Model
+            @jax.jit
+            def traced(x):
+                return Model(2.0).fit(x, 1)
+            def run():
+                for _ in range(3):
+                    traced(np.ones(3, np.float32))
+            """,
+    }, [], 1, 1, ""),
     "a call under a lambda handed to a transformation: not a call of this code": ({
         "model.py": MODEL,
         "use.py": """\
