@@ -34,6 +34,8 @@ _EXTERNAL = frozenset({
 })
 """Top-level packages never part of a run's own code: their calls are not recorded."""
 
+_UNKNOWN_CALLER = "?"
+"""The caller of a call made in a function whose name the module defines more than once."""
 _DATA_CALLS = frozenset({"range", "arange", "linspace", "logspace", "geomspace"})
 _PAIRING_CALLS = frozenset({"enumerate", "zip", "reversed", "sorted"})
 _MAX_RECORDS = 2048
@@ -131,13 +133,18 @@ class _Recorder:
 
     def module(self, tree: ast.Module) -> list[list[Any]]:
         self.body(tree.body, "", set(), {}, None, None, None, ())
+        named: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, str | None]] = []
         for statement in tree.body:
             if isinstance(statement, ast.ClassDef):
-                for inner in statement.body:
-                    if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        self.function(inner, f"{statement.name}.{inner.name}", statement.name)
+                named += [(inner, f"{statement.name}.{inner.name}", statement.name) for inner in statement.body
+                          if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef))]
             elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.function(statement, statement.name, None)
+                named.append((statement, statement.name, None))
+        seen = [name for _, name, _ in named]
+        for node, name, cls in named:
+            # A name defined twice (two notebook cells, a redefinition) is two functions: which one a call reaches
+            # depends on where it is made, so their calls are recorded under no caller a chain could follow.
+            self.function(node, name if seen.count(name) == 1 else _UNKNOWN_CALLER, cls)
         return self.records
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, caller: str, cls: str | None) -> None:
@@ -502,7 +509,9 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
     by_caller: dict[tuple[str, str], list[Site]] = {}
     for site in sites:
         by_caller.setdefault((site.module, site.caller), []).append(site)
-    for group in by_caller.values():
+    for (_, caller), group in by_caller.items():
+        if caller == _UNKNOWN_CALLER:
+            continue
         kept: list[Site] = []
         for site in group:
             if not any(site.exclusive(other) for other in kept):
@@ -511,7 +520,7 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
             where = ", ".join(_place(index, s) for s in kept[:3])
             return Elsewhere(tuple(kept), f"`{name}` is called at {where}, which can all run")
     for site in sites:
-        if not site.caller:
+        if not site.caller or site.caller == _UNKNOWN_CALLER:
             continue
         outer = repeated_elsewhere(index, f"{site.module}.{site.caller}", depth + 1, seen | {qualified})
         if outer is not None:
