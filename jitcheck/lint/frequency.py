@@ -131,13 +131,13 @@ class Frequency(Resolver):
             return 0
         return self.index.subclass_self_calls(f"{self.module_name}.{cls.name.value}", function.name.value)
 
-    def called_again(self, function: cst.FunctionDef, context: Context, sites: list[CallSite]) -> bool:
+    def called_again(self, function: cst.FunctionDef, context: Context, sites: list[CallSite], across: bool = True) -> bool:
         """True when ``function``, called at ``sites`` (its :meth:`callers`), runs more than once: called in
         a loop, or at two sites or more that can both run (not the arms of one ``if``/``elif``), its
         subclasses' ``self.name(...)`` calls in the run counted, or in a loop of another module of the run."""
         return any(site.context.in_loop for site in sites) or \
-            len(runs_of(sites)) + self.subclass_calls(function, context) >= 2 or self.called_in_other_loops(function) \
-            or self.elsewhere(function, context) is not None
+            len(runs_of(sites)) + self.subclass_calls(function, context) >= 2 or \
+            (across and (self.called_in_other_loops(function) or self.elsewhere(function, context) is not None))
 
     def elsewhere(self, function: cst.FunctionDef, context: Context) -> Elsewhere | None:
         """What the run's call records (:mod:`~jitcheck.lint.callers`) show of a module-level function or a
@@ -332,7 +332,12 @@ class Frequency(Resolver):
                 sites = [site for site in self.callers(built.function, built) if self.product_used(site)]
                 return len(sites) >= 2 or any(s.context.in_loop for s in sites) or (
                     len(sites) == 1 and self.repeated(sites[0].context))
-            return self.repeated(built)  # a public driver: reported, on the guess that users call it again (preview)
+            # A public driver: reported, on the guess that users call it again (preview). A wrapper used only by
+            # closures of the building function lives on in what it returns or stores (`NeighborFns(allocate, update)`):
+            # callers elsewhere that call it again may keep each product, which their records do not show.
+            if not direct and isinstance(built.function, cst.FunctionDef) and self.elsewhere(built.function, built) is not None:
+                return self.repeated(built, functions_are_api=False, across=False)
+            return self.repeated(built)
         return True
 
     def returns_closure(self, function: cst.FunctionDef) -> bool:
@@ -397,7 +402,7 @@ class Frequency(Resolver):
             return False  # kept in a container
         return not isinstance(parent, cst.Expr)  # a product thrown away is not used; anything else may be
 
-    def repeated(self, context: Context, depth: int = 0, functions_are_api: bool = True) -> bool:
+    def repeated(self, context: Context, depth: int = 0, functions_are_api: bool = True, across: bool = True) -> bool:
         """The function of ``context`` visibly runs more than once: called twice or in a loop, public API
         (a public method; a public module-level function too unless ``functions_are_api`` is False),
         or called once from code that itself runs more than once."""
@@ -405,7 +410,7 @@ class Frequency(Resolver):
         if not isinstance(function, cst.FunctionDef) or depth > 6:
             return False
         sites = self.callers(function, context)
-        if self.called_again(function, context, sites):
+        if self.called_again(function, context, sites, across):
             return True
         defined = self.c.defs.get(function)
         name = function.name.value
@@ -414,7 +419,7 @@ class Frequency(Resolver):
         if defined is not None and (functions_are_api or context.method_of is not None) and self.is_api(function, defined):
             return True
         sites = runs_of(sites)
-        return len(sites) == 1 and self.repeated(sites[0].context, depth + 1, functions_are_api)
+        return len(sites) == 1 and self.repeated(sites[0].context, depth + 1, functions_are_api, across)
 
 
 def runs_of(sites: list[CallSite]) -> list[CallSite]:

@@ -163,6 +163,28 @@ CASES: dict[str, Case] = {
                     traced(np.ones(3, np.float32))
             """,
     }, [], 1, 1, ""),
+    "a factory whose product keeps the wrapper, called in a loop of another module that keeps each product": ({
+        "model.py": """\
+            import jax
+            from typing import NamedTuple
+            class Fns(NamedTuple):
+                apply: object
+            def make_fns(scale):
+                @jax.jit
+                def step(y):
+                    return y * 2.0
+                def apply(x):
+                    return step(x) * scale
+                return Fns(apply)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.model import make_fns
+            def run():
+                kept = [make_fns(2.0) for _ in range(3)]
+                kept[0].apply(np.ones(3, np.float32))
+            """,
+    }, [], 2, 2, ""),  # `step`, and the eager product with `scale`
     "a call under a lambda handed to a transformation: not a call of this code": ({
         "model.py": MODEL,
         "use.py": """\
