@@ -454,13 +454,16 @@ class Elsewhere:
             moving = [k[-1] for k in keys if _flagged(site, k, site.varying)]
             if not moving:
                 return "same", "the arguments it reads do not change in that loop"
+            if "self" in moving:
+                return "unknown", "the receiver is another object on each iteration of that loop"
             return site.loop_kind or "unknown", f"{', '.join(f'`{k}`' for k in moving)} change(s) in that loop"
         if self.chain:
             if not [k for k in keys if _flagged(self.sites[0], k, self.sites[0].reading)]:
                 return "same", "the arguments it reads are built the same way on each run of the caller"
             return "unknown", "the arguments it reads come from the caller's parameters"
-        passed = [[_passed(site, k) for k in keys] for site in self.sites]
-        if all(p == passed[0] for p in passed) and None not in passed[0]:
+        # Every argument, not only those the rebuilt callable reads: data of other shapes is another program.
+        if all(sorted(site.texts) == sorted(self.sites[0].texts) for site in self.sites) and \
+                None not in [_passed(self.sites[0], k) for k in keys]:
             return "same", "every call passes the same arguments"
         return "unknown", "the calls pass different arguments"
 

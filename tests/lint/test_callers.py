@@ -232,6 +232,22 @@ GUESSES: dict[str, tuple[str, str, str]] = {
             model = Model(2.0)
             model.fit(np.ones(3, np.float32), 1)
         """, "JC105", "the calls pass different arguments"),
+    "a receiver built anew on each iteration of the caller's loop": ("""\
+        import numpy as np
+        from pkg.model import Model
+        def run():
+            for size in range(1, 4):
+                model = Model(float(size))
+                model.fit(np.ones(size, np.float32), 1)
+        """, "JC105", "the receiver is another object on each iteration"),
+    "two calls passing data of other shapes": ("""\
+        import numpy as np
+        import jax.numpy as jnp
+        from pkg.model import solve
+        def run():
+            solve(jnp.sum, np.ones(3, np.float32))
+            solve(jnp.sum, np.ones(5, np.float32))
+        """, "JC701", "the calls pass different arguments"),
 }
 
 
