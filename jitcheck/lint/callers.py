@@ -24,6 +24,9 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from jitcheck.lint.spelling import annotation_name
+from jitcheck.lint.spelling import dotted as _dotted
+
 if TYPE_CHECKING:
     from jitcheck.lint.index import ProjectIndex
 
@@ -40,17 +43,6 @@ _DATA_CALLS = frozenset({"range", "arange", "linspace", "logspace", "geomspace"}
 _PAIRING_CALLS = frozenset({"enumerate", "zip", "reversed", "sorted"})
 _MAX_RECORDS = 2048
 _ARM_SEPARATOR = ":"
-
-
-def _dotted(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _names_read(node: ast.AST | None) -> set[str]:
@@ -91,8 +83,8 @@ def items_kind(iterable: ast.expr | None, depth: int = 0) -> str:
         if not items:
             return "unknown"
         if all(_number(item) for item in items):
-            floats = any(isinstance(i.operand if isinstance(i, ast.UnaryOp) else i, ast.Constant)
-                         and isinstance((i.operand if isinstance(i, ast.UnaryOp) else i).value, float) for i in items)
+            inner = [i.operand if isinstance(i, ast.UnaryOp) else i for i in items]
+            floats = any(isinstance(i, ast.Constant) and isinstance(i.value, float) for i in inner)
             return "numbers" if floats else "unknown"
         return "objects"
     return "unknown"
@@ -156,7 +148,7 @@ class _Recorder:
             (_dotted(d) or "").endswith("staticmethod") for d in node.decorator_list) else None
         types: dict[str, str] = {}
         for param in params:
-            annotated = _annotation(param.annotation)
+            annotated = annotation_name(param.annotation)
             if annotated is not None and annotated.split(".", 1)[0] in (self.heads | self.defined):
                 types[param.arg] = annotated
         names = {p.arg for p in params} | {a.arg for a in (args.vararg, args.kwarg) if a is not None}
@@ -205,7 +197,7 @@ class _Recorder:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             made: str | None = None
             if isinstance(node, ast.AnnAssign):
-                made = _annotation(node.annotation)
+                made = annotation_name(node.annotation)
                 if made is not None and made.split(".", 1)[0] not in (self.heads | self.defined):
                     made = None
             if made is None and isinstance(value, ast.Call):
@@ -313,19 +305,6 @@ def _derived(function: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str])
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 found |= _names_stored(targets)
     return found
-
-
-def _annotation(node: ast.expr | None) -> str | None:
-    if node is None:
-        return None
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return _annotation(ast.parse(node.value, mode="eval").body)
-        except SyntaxError:
-            return None
-    if isinstance(node, ast.Subscript) and (_dotted(node.value) or "").rsplit(".", 1)[-1] == "Optional":
-        return _annotation(node.slice)
-    return _dotted(node)
 
 
 def call_records(tree: ast.Module, imports: Mapping[str, str]) -> list[list[Any]]:

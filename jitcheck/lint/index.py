@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from jitcheck.lint.callers import Site, call_records, call_sites
+from jitcheck.lint.spelling import annotation_name as _annotation_name
+from jitcheck.lint.spelling import dotted as _dotted
 
 Summary = dict[str, Any]
 """``{"imports": {local: qualified}, "classes": {name: {...}}, "functions": {name: {...}}}``."""
@@ -31,35 +33,6 @@ _JIT_LAST = frozenset({"jit", "pmap", "pjit", "filter_jit"})
 _PARTIAL_LAST = frozenset({"partial", "Partial"})
 _TRANSFORMATION_LAST = frozenset({"grad", "value_and_grad", "vmap", "jacfwd", "jacrev", "hessian", "checkpoint", "remat"})
 _KIND_DECORATORS = {"staticmethod": "static", "classmethod": "class", "property": "property", "cached_property": "property"}
-
-
-def _dotted(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
-def _annotation_name(node: ast.expr | None) -> str | None:
-    """The class an annotation names (``Env``, ``pkg.Env``, ``"Env"``, ``Optional[Env]``, ``Env | None``)."""
-    if node is None:
-        return None
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return _annotation_name(ast.parse(node.value, mode="eval").body)
-        except SyntaxError:
-            return None
-    if isinstance(node, ast.Subscript) and (_dotted(node.value) or "").rsplit(".", 1)[-1] == "Optional":
-        return _annotation_name(node.slice)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        sides = [_annotation_name(node.left), _annotation_name(node.right)]
-        named = [s for s in sides if s not in (None, "None")]
-        return named[0] if len(named) == 1 else None
-    return _dotted(node)
 
 
 def _literal(node: ast.expr) -> list[Any] | None:
