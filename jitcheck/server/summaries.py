@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 
 from jitcheck.lint import index as lint_index
+from jitcheck.lint.callers import call_records
 from jitcheck.lint.config import Config
 from jitcheck.lint.files import discover
 from jitcheck.server.statements import Statement, statements
@@ -125,10 +126,13 @@ class Summaries:
         if joined is None:  # a jit assignment inside a block that takes another statement's parameters
             return lint_index.summarize(text) if tree is None else lint_index.summarize_tree(tree)
         joined = dict(joined)
-        looped = lint_index.loop_calls(ast.Module(body=[s.node for s in found if s.node is not None], type_ignores=[]),
-                                       joined["imports"])
+        module = ast.Module(body=[s.node for s in found if s.node is not None], type_ignores=[])
+        looped = lint_index.loop_calls(module, joined["imports"])
         if looped:
             joined["loop_calls"] = looped
+        calls = call_records(module, joined["imports"])  # like loop_calls: spelled through the whole module's names
+        if calls:
+            joined["calls"] = calls
         return joined
 
     def _piece(self, statement: Statement) -> _Piece:
@@ -186,7 +190,7 @@ summary has a jitted function whose parameters come from another statement."""
 
 
 def _join(pieces: list[_Piece]) -> lint_index.Summary | None:
-    """The module's summary from its statements' (``loop_calls`` left out), or None when a jit assignment nested in
+    """The module's summary from its statements' (``loop_calls`` and ``calls`` left out), or None when a jit assignment nested in
     a block takes another statement's parameters (only the whole module's summary can say which)."""
     joined: lint_index.Summary = {"imports": {}, "classes": {}, "functions": {}}
     for piece, jitted, unresolved in pieces:
@@ -199,7 +203,7 @@ def _join(pieces: list[_Piece]) -> lint_index.Summary | None:
             params = joined["functions"].get(name, {}).get("params") if name is not None else None
             piece = {**piece, "functions": {**functions, target: {**functions[target], "params": params}}}
         for part, entries in piece.items():
-            if part == "loop_calls":
+            if part in ("loop_calls", "calls"):
                 continue  # spelled through the whole module's imports: made by the caller, not per statement
             if isinstance(entries, dict):
                 joined.setdefault(part, {}).update(entries)  # a later binding of a name wins
