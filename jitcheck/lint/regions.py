@@ -302,9 +302,9 @@ def pruned(text: str, tree: ast.Module, sites: Iterable[ast.AST]) -> str | None:
     for unit in waiting:
         if unit.kind == "value":
             values.append(unit.node.value)  # type: ignore[attr-defined]
-        if unit.kind != "function":
-            continue
         statement = unit.node
+        if not isinstance(statement, _FUNCTIONS):
+            continue
         head = statement.body[0]
         first = min([head.lineno, *(d.lineno for d in getattr(head, "decorator_list", ()))])
         last = statement.end_lineno or statement.lineno
@@ -316,10 +316,10 @@ def pruned(text: str, tree: ast.Module, sites: Iterable[ast.AST]) -> str | None:
     source = lines(text, keepends=True)
     for value in values:  # one string over the value's lines, the rest of its first and last lines kept
         first, last = value.lineno, value.end_lineno or value.lineno
-        head = source[first - 1].encode("utf-8")[:value.col_offset].decode("utf-8")
+        lead = source[first - 1].encode("utf-8")[:value.col_offset].decode("utf-8")
         tail_line = source[last - 1]
         tail = tail_line.encode("utf-8")[value.end_col_offset:].decode("utf-8")
-        source[first - 1] = f'{head}"""{ending(source[first - 1]) or chr(10)}'
+        source[first - 1] = f'{lead}"""{ending(source[first - 1]) or chr(10)}'
         for number in range(first, last - 1):
             source[number] = ending(source[number]) or "\n"
         source[last - 1] = f'"""{tail}' if tail else f'"""{ending(tail_line) or chr(10)}'
