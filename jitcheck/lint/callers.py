@@ -22,13 +22,13 @@ import ast
 import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jitcheck.lint.spelling import annotation_name
 from jitcheck.lint.spelling import dotted as _dotted
 
-if TYPE_CHECKING:
-    from jitcheck.lint.index import ProjectIndex
+ProjectIndex = Any
+"""The run's project index (:class:`jitcheck.lint.index.ProjectIndex`), named loosely: the index imports this module, so importing it back would be a circle."""
 
 _EXTERNAL = frozenset({
     "jax", "numpy", "jnp", "np", "scipy", "functools", "itertools", "os", "sys", "math", "time", "typing",
