@@ -33,16 +33,22 @@ logger.propagate = False
 REPORT = 'print("JAX COMPILES", json.dumps(dict(COMPILES)))\n'
 
 
-def run_recorded(tmp_path: Path, env: dict[str, str], script_text: str) -> tuple[Path, dict[str, Any], dict[str, int], dict[str, int]]:
-    """Run ``script_text`` under the recorder: (the script's path, the records, jax's compiles by name, each ``# SITE name`` line)."""
+def run_script(tmp_path: Path, env: dict[str, str], code: str) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:
+    """``python -m jitcheck.debug run --recompiles-json`` of ``code`` as ``tmp_path/script.py``: the records and the finished run."""
     script = tmp_path / "script.py"
-    script.write_text(script_text)
+    script.write_text(code)
     target = tmp_path / "r.json"
     result = subprocess.run(
         [sys.executable, "-m", "jitcheck.debug", "run", "--recompiles-json", str(target), str(script)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stderr
+    return json.loads(target.read_text()), result
+
+
+def run_recorded(tmp_path: Path, env: dict[str, str], script_text: str) -> tuple[Path, dict[str, Any], dict[str, int], dict[str, int]]:
+    """Run ``script_text`` under the recorder: (the script's path, the records, jax's compiles by name, each ``# SITE name`` line)."""
+    records, result = run_script(tmp_path, env, script_text)
     jax_compiles = json.loads(result.stdout.split("JAX COMPILES", 1)[1])
     lines = {text.split("# SITE ")[1]: i for i, text in enumerate(script_text.splitlines(), 1) if "# SITE " in text}
-    return script, json.loads(target.read_text()), jax_compiles, lines
+    return tmp_path / "script.py", records, jax_compiles, lines

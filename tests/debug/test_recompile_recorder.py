@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from tests.debug.jax_compile_count import run_script
+
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = Path(__file__).resolve().parent / "planted"
 SUITE = {"planted_suite.py": "test_planted.py", "planted_conftest.py": "conftest.py", "planted_counts.py": "planted_counts.py"}
@@ -224,15 +226,8 @@ print("debug mode on:", jitcheck.debug.is_enabled())
 
 def _run_script(tmp_path: Path, env: dict[str, str], code: str) -> tuple[dict[str, Any], str]:
     """``python -m jitcheck.debug run --recompiles-json`` of ``code``: the records and what it printed."""
-    script = tmp_path / "script.py"
-    script.write_text(code)
-    target = tmp_path / "r.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "jitcheck.debug", "run", "--recompiles-json", str(target), str(script)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(target.read_text()), result.stdout + result.stderr
+    records, result = run_script(tmp_path, env, code)
+    return records, result.stdout + result.stderr
 
 
 def test_run_records_a_script(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
