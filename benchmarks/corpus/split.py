@@ -10,7 +10,10 @@ The libraries already in the corpus before issue 23 are development, whatever th
 (the rules were tuned on them). A library added later goes through the same rule.
 
 A sealed library whose code or findings came to inform a rule moves to development for good
-(``MOVED_TO_DEVELOPMENT``, with the reason): the hash still seals its name
+(``MOVED_TO_DEVELOPMENT``, with the reason). On 4 December 2026 a fixed share of the sealed half
+moved the same way, chosen by a second rule before any of its findings were read
+(:func:`moved_by_the_second_rule`), so that the wrong findings of code nobody tuned on could
+inform rules while the rest stays sealed: the hash still seals its name
 (``sealed_by_the_rule``), but ``is_sealed`` no longer does, so its labels live in labels.tsv
 and the default run checks it.
 """
@@ -34,6 +37,28 @@ MOVED_TO_DEVELOPMENT: dict[str, str] = {
     "jax-md": "its sealed findings were read after the sealed score of 3 December 2026 and inform rules in the next round",
     "jax-galsim": "its sealed findings were read after the sealed score of 3 December 2026 and inform rules in the next round",
     "dm-haiku": "its code was read (haiku's hk.transform(f).apply, issue 23's pattern 5) before it was sealed",
+    "inox": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "coreax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "geometric-kernels": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jax-finufft": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "flashbax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "mujoco-mjx": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "netket": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "flowmc": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxquantum": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "trax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "colabdesign": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "snnax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "orbax-checkpoint": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "tjax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "haliax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "playground": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxarc": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jax-neural-operators": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "sedpy-jax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "apax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "phyjax2d": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "sgmcmcjax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
 }
 """Libraries the rule sealed that moved to development, and why (issue 23: a library whose findings
 informed a rule moves to development). Their names stay sealed by the hash; they are not sealed now."""
@@ -47,3 +72,9 @@ def sealed_by_the_rule(name: str) -> bool:
 def is_sealed(name: str) -> bool:
     """Whether the library ``name`` belongs to the sealed half: sealed by the rule and not moved to development since."""
     return sealed_by_the_rule(name) and name.lower() not in MOVED_TO_DEVELOPMENT
+
+
+def moved_by_the_second_rule(name: str) -> bool:
+    """Whether the second rule (4 December 2026) moved the sealed library ``name`` to development: the
+    second byte of the SHA-256 of its name is divisible by 3 (about a third of the sealed half)."""
+    return hashlib.sha256(name.lower().encode()).digest()[1] % 3 == 0

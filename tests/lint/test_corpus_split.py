@@ -32,7 +32,12 @@ def test_the_rule_puts_each_listed_library_on_the_side_it_was_split_to() -> None
 
 
 def test_a_library_moved_to_development_stays_sealed_by_the_hash_but_is_no_longer_sealed() -> None:
-    assert set(split.MOVED_TO_DEVELOPMENT) == {"jax-md", "jax-galsim", "dm-haiku"}
+    by_reading = {"jax-md", "jax-galsim", "dm-haiku"}
+    by_the_second_rule = set(split.MOVED_TO_DEVELOPMENT) - by_reading
+    assert by_reading <= set(split.MOVED_TO_DEVELOPMENT) and len(by_the_second_rule) == 22
+    assert all(split.moved_by_the_second_rule(name) for name in by_the_second_rule)
+    # the rule moved every sealed library it picks: none is left in the sealed half
+    assert not any(split.moved_by_the_second_rule(name) for name, _ in real_world.SEALED)
     assert all(split.MOVED_TO_DEVELOPMENT.values())  # each move says why
     for name in split.MOVED_TO_DEVELOPMENT:
         assert split.sealed_by_the_rule(name) and not split.is_sealed(name)
@@ -64,7 +69,8 @@ def test_sealed_labels_are_all_for_sealed_libraries_at_their_pinned_versions_and
                    if label.library in {name for name, _ in real_world.NEW_DEVELOPMENT})
     moved = dict(real_world.MOVED_FROM_SEALED)
     moved_labels = [label for label in development_labels if label.library in moved]
-    assert {label.library for label in moved_labels} == set(moved)  # their blind labels came with them
+    # their blind labels came with them (geometric-kernels had none: no jit site that could be a bug)
+    assert {label.library for label in moved_labels} == set(moved) - {"geometric-kernels"}
     assert all(moved[label.library] == label.version for label in moved_labels)
 
 
