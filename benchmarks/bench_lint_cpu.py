@@ -3,9 +3,9 @@
     python benchmarks/bench_lint_cpu.py --keep /work/corpus-dl [--rounds 2] [--quick]
 
 The tree is the development libraries of benchmarks/real_world.py already unpacked in
-``--keep`` (none is downloaded here; a library of the sealed half, by split.py's rule, is
-never read). Each round, in rotating order: a cold run (``-j 1``, empty cache, files
-checked in a worker process as always), ``libcst.parse_module`` of every file, and
+``--keep`` (none is downloaded here; a library of the sealed half is never read, while the
+older development libraries whose names the hash would seal are). Each round, in rotating
+order: a cold run (``-j 1``, empty cache, files checked in a worker process as always), ``libcst.parse_module`` of every file, and
 ``ast.parse`` of every file, each timed in CPU seconds (this process and its workers):
 CPU time moves far less with a loaded machine than the wall clock. Then a warm run over
 the cache the cold run filled. Ratios are of bests, medians beside them.
@@ -42,12 +42,12 @@ def _cpu() -> float:
 def development_folders(keep: Path) -> list[tuple[str, Path]]:
     """The development libraries unpacked in ``keep`` (name and version, folder); a sealed library is never named."""
     from benchmarks import real_world
-    from benchmarks.corpus.split import is_sealed
 
+    sealed = {name for name, _ in real_world.SEALED}
     taken = []
     for name, version in real_world.ALL:
-        if is_sealed(name):
-            continue  # never read a sealed library, even one another run unpacked
+        if name in sealed:
+            continue  # never read a sealed library, even one another run unpacked (ALL holds none today)
         folder = next((keep / f"{spelled}-{version}" for spelled in {name, name.replace("-", "_")}
                        if (keep / f"{spelled}-{version}").is_dir()), None)
         if folder is not None:
