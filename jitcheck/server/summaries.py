@@ -17,9 +17,9 @@ import json
 from pathlib import Path
 
 from jitcheck.lint import index as lint_index
-from jitcheck.lint.callers import call_records
 from jitcheck.lint.config import Config
 from jitcheck.lint.files import discover
+from jitcheck.server.calls import CallRecords
 from jitcheck.server.statements import Statement, statements
 
 
@@ -39,6 +39,8 @@ class Summaries:
         """The summary of each top-level statement's text (it depends on nothing else)."""
         self._joined_from: tuple[list[_Piece], lint_index.Summary | None] = ([], None)
         """The pieces last joined, and their join."""
+        self._calls = CallRecords()
+        """The module's call records, each statement's kept by its text (a keystroke walks one function again)."""
 
     def load_project(self, config: Config) -> None:
         """Summarize every file the command line would check under ``config.root`` (once per root)."""
@@ -130,7 +132,7 @@ class Summaries:
         looped = lint_index.loop_calls(module, joined["imports"])
         if looped:
             joined["loop_calls"] = looped
-        calls = call_records(module, joined["imports"])  # like loop_calls: spelled through the whole module's names
+        calls = self._calls.of(found, joined["imports"])  # like loop_calls: spelled through the whole module's names
         if calls:
             joined["calls"] = calls
         return joined

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jitcheck.lint import index as lint_index
-from jitcheck.server.statements import statements
+from jitcheck.server.statements import edited, statements
 from jitcheck.server.summaries import Summaries
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,3 +124,62 @@ def test_the_same_text_again_keeps_the_index_and_a_new_one_updates_it(tmp_path: 
     assert "returns" not in summaries.joined().modules["m"]["functions"]["make"]
     summaries.remove(path)  # closed: back to the file on disk
     assert summaries.joined().modules["m"]["functions"]["make"]["returns"] == "lambda"
+
+
+CALLS = """\
+import mylib
+from pkg import tools
+
+
+@mylib.decorate
+def run(xs):
+    for x in xs:
+        if x:
+            tools.fit(x)
+        else:
+            tools.fit(-x)
+    match xs:
+        case [a]:
+            tools.fit(a)
+        case _:
+            pass
+
+
+class Solver:
+    def solve(self, y):
+        return self.step(y)
+
+    def step(self, y):
+        return mylib.apply(y)
+
+
+def run(ys):
+    return tools.fit(ys)
+
+
+solver = Solver()
+for y in range(3):
+    solver.solve(y)
+    solver = Solver()
+"""
+
+
+def test_call_records_kept_by_statement_name_the_files_lines_after_edits_that_move_them() -> None:
+    """Each statement's call records are kept by its text and placed at its lines now: after an import is
+    inserted above them (every line moves), a body edited (only the edited region is read again, its lines
+    counted from the region), a def pasted and a duplicate removed, the records (lines, loops, if and case arms,
+    callers of a name defined twice, module-level receivers) are the command line's."""
+    summaries = Summaries()
+    lines = CALLS.split("\n")
+    texts = [CALLS, "import os\n" + CALLS, "import os\n" + CALLS.replace("tools.fit(-x)", "tools.fit(-x, 2)\n            run(x)"),
+             "import os\n" + CALLS + "\n\ndef pasted(z):\n    for k in z:\n        Solver().solve(k)\n",
+             "\n".join(lines[:26] + lines[30:])]
+    previous = None
+    for text in texts:
+        edited(previous, text)
+        made = summaries.summarize(text)
+        assert made["calls"] == lint_index.summarize(text)["calls"]
+        assert made == lint_index.summarize(text)
+        previous = text
+    assert any(row[2] == "?" for row in lint_index.summarize(texts[0])["calls"])  # `run` defined twice: no caller
+    assert {"8:0", "8:1"} <= {arm for row in lint_index.summarize(texts[0])["calls"] for arm in row[7]}
