@@ -17,6 +17,7 @@ import dataclasses
 import hashlib
 import importlib.machinery
 import json
+import keyword
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -817,10 +818,17 @@ def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | Non
     return index
 
 
+def _importable(name: str) -> bool:
+    """Whether an import statement can name this folder: an identifier that is not a keyword."""
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
 def module_name_cached(path: Path, packages: dict[Path, bool]) -> str:
     """The dotted module name of a file, from the packages around it: folders with ``__init__.py``, and a
     folder without one inside such a package (a namespace subpackage, as Python imports ``optax._src``
-    when ``optax/_src`` has no ``__init__.py``). ``packages`` caches which folders have an ``__init__.py``."""
+    when ``optax/_src`` has no ``__init__.py``). A folder whose name is no identifier (``pkg-1.0``, an unpacked
+    sdist with an ``__init__.py`` at its root) is no package: Python can never import through it, so names
+    start below it. ``packages`` caches which folders have an ``__init__.py``."""
 
     def is_package(folder: Path) -> bool:
         found = packages.get(folder)
@@ -831,6 +839,8 @@ def module_name_cached(path: Path, packages: dict[Path, bool]) -> str:
     parts = [] if path.stem == "__init__" else [path.stem]
     folder = path.parent
     while folder.parent != folder:
+        if not _importable(folder.name):
+            break
         if not is_package(folder) and not (folder.parent.parent != folder.parent and is_package(folder.parent)):
             break
         parts.append(folder.name)

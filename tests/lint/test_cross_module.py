@@ -402,3 +402,26 @@ def test_a_callable_built_before_the_loop_is_reported_for_the_calls_that_rebuild
     assert finding.evidence.confidence == "high"
     assert [reason.kind for reason in finding.evidence.again] == ["called-in-loop"]  # `run` calls `fit` in a loop
     assert finding.evidence.again[0].line == 12
+
+
+def test_a_folder_whose_name_is_no_identifier_is_no_package(tmp_path: Path, compiles: Compiles) -> None:
+    """An unpacked sdist (``pkg-1.0/``) with an ``__init__.py`` at its root: Python never imports through
+    ``pkg-1.0``, so the modules below it are ``pkg.util`` and ``pkg.use``, and a lambda passed from ``use``
+    as the static argument of ``util``'s jitted function is found, where jax compiles it once per call."""
+    from jitcheck.lint.index import module_name
+
+    root = tmp_path / "pkg-1.0"
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    write_package(root, {name: CASES["a lambda static argument of a jitted function of another module, called through "
+                                    "its module"][0][name] for name in ("util.py", "use.py")})
+    assert module_name(root / "pkg" / "util.py") == "pkg.util"
+    assert module_name(root / "__init__.py") == "__init__"
+    assert findings(root) == [("use.py", 6, "JC104")]
+    sys.path.insert(0, str(root))
+    try:
+        assert run_case(root, compiles) == 3  # one computation, compiled on each of the 3 calls
+    finally:
+        sys.path.remove(str(root))
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
