@@ -22,13 +22,44 @@ import ast
 import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from jitcheck.lint.spelling import annotation_name
 from jitcheck.lint.spelling import dotted as _dotted
 
-ProjectIndex = Any
-"""The run's project index (:class:`jitcheck.lint.index.ProjectIndex`), named loosely: the index imports this module, so importing it back would be a circle."""
+
+
+class ProjectIndex(Protocol):
+    """What this module reads of the run's project index (:class:`jitcheck.lint.index.ProjectIndex`, which imports
+    this module: the index is described here by its shape, so that the imports run one way)."""
+
+    @property
+    def modules(self) -> Mapping[str, Any]: ...
+
+    @property
+    def paths(self) -> Mapping[str, str]: ...
+
+    def resolve_in(self, module: str, spelled: str) -> str: ...
+
+    def lookup(self, qualified: str, depth: int = 0) -> tuple[str, str, Any] | None: ...
+
+    def cls(self, qualified: str) -> tuple[str, dict[str, Any]] | None: ...
+
+    def attribute_type(self, qualified_class: str, attr: str, depth: int = 0) -> str | None: ...
+
+    def returned_class(self, qualified: str) -> str | None: ...
+
+    def call_sites(self) -> dict[str, list[Site]]: ...
+
+
+def _indexed_module(index: ProjectIndex, qualified: str) -> str | None:
+    """The longest prefix of ``qualified`` that names a module of the run, or None."""
+    parts = qualified.split(".")
+    while parts:
+        if ".".join(parts) in index.modules:
+            return ".".join(parts)
+        parts.pop()
+    return None
 
 _EXTERNAL = frozenset({
     "jax", "numpy", "jnp", "np", "scipy", "functools", "itertools", "os", "sys", "math", "time", "typing",
@@ -360,7 +391,7 @@ def reached(index: ProjectIndex, module: str, spelled: str) -> str | None:
     """The qualified function or method a call spelled ``spelled`` in ``module`` reaches (a method: on the class
     that defines it, through the bases), or None when it is not the run's."""
     qualified = index.resolve_in(module, spelled)
-    if index._indexed_prefix(qualified) is None:
+    if _indexed_module(index, qualified) is None:
         return None
     found = index.lookup(qualified)
     if found is not None:
