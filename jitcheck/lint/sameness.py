@@ -82,7 +82,7 @@ class Sameness(Repetition):
         derived = self.derived(function, params)
         changing = params | set(derived)
         used = sorted(read & changing)
-        sources = sorted({p for name in used for p in ({name} if name in params else derived[name])})
+        sources = _sources(set(used), params, derived)
         sites = runs_of(self.callers(function, context))
         configured = sorted({name for site in sites if site.context.in_loop for name in _attributes_set(site.context.loop)})
         if configured:
@@ -102,6 +102,11 @@ class Sameness(Repetition):
             else None
         if elsewhere is not None:
             return self.judged_elsewhere(evidence, fun, function, context, elsewhere, sources, read)
+        fed = self.fed_names(fun, context, arguments) & changing
+        if fed and "objects" in self.caller_kinds(sites, function, context, _sources(fed, params, derived)):
+            # The wrapper is called on arguments made from a differently-built object on each pass of a caller's
+            # loop (other shapes, other static values): a different program each time, whatever is hoisted.
+            return None
         if not used:
             return self.same_code(evidence, fun, why="it reads none of its function's parameters")
         passed = {name: [self.argument_text(site, function, context, name) for site in sites] for name in sources}
@@ -109,14 +114,7 @@ class Sameness(Repetition):
             return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
                 f"that each call builds the same program: it reads {_names(used)}, which callers may vary")),
                 confidence="low")
-        kinds: set[str] = set()
-        for i, site in enumerate(sites):
-            caller_loop = site.context.loop
-            if not site.context.in_loop or caller_loop is None:
-                continue
-            outer_changing = self.loop_names(caller_loop, site.context)
-            if any(_words(texts[i] or "") & outer_changing for texts in passed.values()):
-                kinds.add(self.items_kind(self.loop_iterable(caller_loop)))
+        kinds = self.caller_kinds(sites, function, context, sources)
         if kinds:
             # A caller's loop hands in what changes on each iteration: judged by what that loop runs over.
             kind = "objects" if "objects" in kinds else "numbers" if kinds == {"numbers"} else "unknown"
@@ -127,6 +125,32 @@ class Sameness(Repetition):
             return self.same_code(evidence, fun, why="every call site passes the same arguments")
         return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
             f"that the calls compute the same thing: they pass different {_names(sorted(passed))}")), confidence="low")
+
+    def caller_kinds(self, sites: list[CallSite], function: cst.FunctionDef, context: Context, sources: list[str]) -> set[str]:
+        """What the callers' loops run over (:meth:`items_kind`), for each call site in a loop that hands in, for one
+        of the parameters ``sources``, something that changes on each of its iterations."""
+        kinds: set[str] = set()
+        for site in sites:
+            caller_loop = site.context.loop
+            if not site.context.in_loop or caller_loop is None:
+                continue
+            outer_changing = self.loop_names(caller_loop, site.context)
+            if any(_words(self.argument_text(site, function, context, name) or "") & outer_changing for name in sources):
+                kinds.add(self.items_kind(self.loop_iterable(caller_loop)))
+        return kinds
+
+    def fed_names(self, fun: cst.CSTNode, context: Context, arguments: cst.Call | None) -> set[str]:
+        """The names read by the arguments the wrapper of ``fun`` is called with where it is built: ``arguments``
+        (the wrapper called at once), or the calls of a decorated nested ``def`` in the function that defines it.
+        Their shapes and static values are part of what is compiled."""
+        calls: list[cst.Call] = [arguments] if arguments is not None else []
+        if arguments is None and isinstance(fun, cst.FunctionDef):
+            calls = [site.node for site in self.calls_of(fun) if site.context.function is context.function]
+        reader = _Reader()
+        for call in calls:
+            for arg in call.args:
+                arg.value.visit(reader)
+        return reader.names
 
     def judged_elsewhere(self, evidence: Evidence, fun: cst.CSTNode, function: cst.FunctionDef, context: Context,
                          elsewhere: Elsewhere, sources: list[str], read: set[str]) -> Evidence | None:
@@ -244,6 +268,12 @@ class Sameness(Repetition):
             if qualified & {"enumerate", "builtins.enumerate", "zip", "builtins.zip", "reversed", "sorted"} and iterable.args:
                 kinds = {self.items_kind(arg.value, depth + 1) for arg in iterable.args if arg.keyword is None}
                 return "objects" if "objects" in kinds else ("numbers" if kinds == {"numbers"} else "unknown")
+            func = iterable.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ("keys", "values", "items") and not iterable.args:
+                # A view of a dict literal: its keys, its values, or both (each item a different pair if either differs).
+                table = self.dict_literal(func.value)
+                if table is not None:
+                    return self.view_kind(table, func.attr.value, depth)
             return "unknown"
         if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)):
             items = [e.value for e in iterable.elements if not isinstance(e, cst.StarredElement)]
@@ -257,11 +287,28 @@ class Sameness(Repetition):
                                                                   cst.Attribute, cst.Lambda)) for item in items):
                 return "numbers"  # built by one expression, up to the numbers in it: the same structure, data apart
             return "objects"
+        if isinstance(iterable, cst.Dict):
+            return self.view_kind(iterable, "keys", depth)  # iterating a dict: its keys
         if isinstance(iterable, cst.Name):
             found = self.value_of(iterable)
             if found is not None:
                 return self.items_kind(found[0], depth + 1)
         return "unknown"
+
+    def view_kind(self, table: cst.Dict, view: str, depth: int) -> str:
+        """:meth:`items_kind` of a dict literal's keys, values or items (a different pair if either differs)."""
+        pairs = [e for e in table.elements if isinstance(e, cst.DictElement)]
+        keys = self.items_kind(cst.List([cst.Element(e.key) for e in pairs]), depth + 1)
+        values = self.items_kind(cst.List([cst.Element(e.value) for e in pairs]), depth + 1)
+        kinds = {"keys": {keys}, "values": {values}}.get(view, {keys, values})
+        return "objects" if "objects" in kinds else ("numbers" if kinds == {"numbers"} else "unknown")
+
+    def dict_literal(self, expr: cst.BaseExpression) -> cst.Dict | None:
+        """The dict literal ``expr`` is, or that the name ``expr`` is bound to once in this file."""
+        if isinstance(expr, cst.Name):
+            found = self.value_of(expr)
+            expr = found[0] if found is not None else expr
+        return expr if isinstance(expr, cst.Dict) else None
 
     def derived(self, function: cst.FunctionDef, params: set[str]) -> dict[str, set[str]]:
         """Local names of ``function`` assigned from expressions that read some of ``params``, directly or
@@ -400,6 +447,11 @@ def _attributes_set(loop: cst.CSTNode | None) -> set[str]:
     return found
 
 
+def _sources(names: set[str], params: set[str], derived: dict[str, set[str]]) -> list[str]:
+    """The parameters ``names`` are, or derive from."""
+    return sorted({p for name in names for p in ({name} if name in params else derived.get(name, set()))})
+
+
 def _float(node: cst.BaseExpression) -> bool:
     inner = node.expression if isinstance(node, cst.UnaryOperation) else node
     return isinstance(inner, cst.Float)
@@ -450,12 +502,51 @@ class _Reader(cst.CSTVisitor):
 
 class _Bindings(cst.CSTVisitor):
     """Each name a function's body binds (``=``, tuple targets included, ``:=``, augmented, annotated, a ``for``
-    target), with the names its value reads; nested functions are not entered."""
+    target), with the names its value reads; nested functions are not entered. A local object changed by a method
+    call made for its effect (``builder.add(...)`` as a statement) is bound anew too, from what the call reads and
+    what the loops and branches around it test: ``for _ in range(n): builder.add()`` makes ``builder`` depend on ``n``."""
 
     def __init__(self) -> None:
         super().__init__()
         self.reads: list[tuple[str, set[str]]] = []
         self.defs: list[cst.FunctionDef] = []
+        self._control: list[set[str]] = []
+
+    def _tested(self, node: cst.CSTNode) -> None:
+        reader = _Reader()
+        node.visit(reader)
+        self._control.append(reader.names)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._tested(node.test)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._control.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._tested(node.test)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._control.pop()
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._control.pop()
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return
+        receiver = call.func.value
+        while isinstance(receiver, cst.Attribute):
+            receiver = receiver.value  # `builder.shapes.append(x)` changes `builder`
+        if not isinstance(receiver, cst.Name):
+            return
+        reader = _Reader()
+        for arg in call.args:
+            arg.value.visit(reader)
+        read = reader.names.union(*self._control)
+        if read:
+            self.reads.append((receiver.value, read))
 
     def _bind(self, targets: list[cst.CSTNode], value: cst.CSTNode | None) -> None:
         if value is None:
@@ -481,6 +572,7 @@ class _Bindings(cst.CSTVisitor):
 
     def visit_For(self, node: cst.For) -> None:
         self._bind([node.target], node.iter)
+        self._tested(node.iter)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.defs.append(node)

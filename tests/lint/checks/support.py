@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import textwrap
 from collections.abc import Callable
+
+import jax
 
 import pytest
 
@@ -44,6 +47,37 @@ def check(body: str) -> list[tuple[int, str]]:
     """Findings in ``body`` (appended to HEADER), with lines counted from the body's first line."""
     offset = HEADER.count("\n")
     return [(line - offset, code) for line, code in codes(HEADER + textwrap.dedent(body))]
+
+
+class _Compiles(logging.Handler):
+    """Counts jax's "Compiling jit(NAME)" log records (``jax_log_compiles``) for one function name."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(logging.DEBUG)
+        self.name = name
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith(f"Compiling jit({self.name})"):
+            self.count += 1
+
+
+def compiles_of(body: str, call: str, name: str) -> int:
+    """How many times jax compiles the jitted function ``name`` while ``call`` (an expression) runs on ``body``
+    (appended to HEADER, executed as a module): jax's own count, not the pass's."""
+    namespace: dict[str, object] = {"__name__": "planted_case"}
+    exec(compile(HEADER + textwrap.dedent(body), "planted_case.py", "exec"), namespace)
+    counter = _Compiles(name)
+    logger = logging.getLogger("jax")
+    previous = jax.config.jax_log_compiles
+    jax.config.update("jax_log_compiles", True)
+    logger.addHandler(counter)
+    try:
+        eval(call, namespace)
+    finally:
+        logger.removeHandler(counter)
+        jax.config.update("jax_log_compiles", previous)
+    return counter.count
 
 
 def positive_tests(cases: dict[str, tuple[str, list[tuple[int, str]]]]) -> tuple[Callable[[str], None], Callable[[str], None]]:

@@ -7,7 +7,7 @@ import textwrap
 
 from jitcheck.lint.check import check_source
 
-from .support import HEADER, check, shown
+from .support import HEADER, check, compiles_of, shown
 
 
 def test_mutually_exclusive_branches_are_not_a_repetition() -> None:
@@ -376,3 +376,78 @@ def test_module_level_code_reaches_the_last_definition_above_it() -> None:
     # Without the second definition, the eager loop calls the first `at_strain`, and `relax` runs on each item.
     single = textwrap.dedent(body).replace("def at_strain(gamma, r):\n    return gamma * r\n", "")
     assert single != textwrap.dedent(body) and shown(single) == [(2, "JC105")]
+
+
+def test_an_object_filled_under_a_parameter_changes_with_it() -> None:
+    # `space` comes from a builder filled once per ball: each count is another shape, another program, and jax
+    # compiles `advance` once per count, as an `advance` hoisted to module level (taking `space`) would too.
+    body = """\
+        class Builder:
+            def __init__(self):
+                self.sizes = []
+            def add(self, size):
+                self.sizes.append(size)
+            def build(self):
+                return jnp.asarray(self.sizes)
+
+        def simulate(n_balls, steps):
+            builder = Builder()
+            for _ in range(n_balls):
+                builder.add(1.0)
+            space = builder.build()
+            @jax.jit
+            def advance(x):
+                return x + space
+            x = jnp.zeros(n_balls)
+            for _ in range(steps):
+                x = advance(x)
+            return x
+
+        def main(counts):
+            for count in counts:
+                simulate(count, 3)
+        """
+    assert shown(body) == []
+    assert compiles_of(body, "main([2, 3, 4])", "advance") == 3
+    hoisted = textwrap.dedent(body).replace("    @jax.jit\n    def advance(x):\n        return x + space\n", "").replace(
+        "advance(x)", "advance(x, space)") + "\n@jax.jit\ndef advance(x, space):\n    return x + space\n"
+    assert "def advance(x)" not in hoisted
+    assert compiles_of(hoisted, "main([2, 3, 4])", "advance") == 3
+    # Filled the same way whatever the count: the same program built on every call of `simulate`, reported.
+    same = body.replace("range(n_balls)", "range(4)").replace("jnp.zeros(n_balls)", "jnp.zeros(4)")
+    assert shown(same) == [(14, "JC105")]
+    assert compiles_of(same, "main([2, 3, 4])", "advance") == 3
+    assert compiles_of(hoisted.replace("range(n_balls)", "range(4)").replace("jnp.zeros(n_balls)", "jnp.zeros(4)"),
+                       "main([2, 3, 4])", "advance") == 1
+
+
+def test_a_wrapper_called_on_what_a_callers_loop_over_a_dict_of_kinds_hands_in_is_another_program_each_time() -> None:
+    # The caller loops over a dict literal's keys (pairs of kind names) and hands in a differently-sized shape per
+    # pair; `outer` reads nothing from around it, but the arguments it is called with (a shape, a static count)
+    # differ per pair: three programs, compiled three times, hoisted or not.
+    body = """\
+        KINDS = {("disc", "disc"): 1, ("disc", "wall"): 2, ("wall", "box"): 3}
+
+        def _pairs(a, b):
+            @functools.partial(jax.jit, static_argnums=(1,))
+            def outer(x, reps):
+                return jnp.repeat(x, reps, total_repeat_length=x.shape[0] * reps)
+            return outer(jnp.arange(a.size), reps=b.size)
+
+        class Space:
+            def __init__(self, shapes):
+                self.pairs = {}
+                for k1, k2 in KINDS.keys():
+                    s1, s2 = shapes[k1], shapes[k2]
+                    self.pairs[k1, k2] = _pairs(s1, s2)
+
+        def build():
+            return Space({"disc": jnp.ones(2), "wall": jnp.ones(3), "box": jnp.ones(4)})
+        """
+    assert shown(body) == []
+    assert compiles_of(body, "build()", "outer") == 3
+    # The same pair on every pass of a loop over numbers: the same program compiled each time, reported.
+    same = body.replace("for k1, k2 in KINDS.keys():", "for _ in range(3):").replace(
+        "shapes[k1], shapes[k2]", 'shapes["disc"], shapes["wall"]').replace("self.pairs[k1, k2]", "self.pairs[_]")
+    assert shown(same) == [(4, "JC105")]
+    assert compiles_of(same, "build()", "outer") == 3
