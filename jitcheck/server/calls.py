@@ -18,6 +18,8 @@ statement's own lines, so they are right in either case.
 from __future__ import annotations
 
 import ast
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +30,8 @@ Record = list[Any]
 """One row of :func:`jitcheck.lint.callers.call_records`: ``[callee, line, caller, [items kind, loop line] or None,
 varying, reading, texts, arms]``, each arm ``"<if line>:0"``, ``"<if line>:1"`` or ``"<match line>:<case line>"``."""
 
+_WORD = re.compile(r"[^\s!-/:-@\[-^`{-~]+")
+"""A run of characters that are neither white space nor ASCII punctuation: every name a statement spells is one."""
 _Functions = tuple[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, str | None], ...]
 
 
@@ -51,13 +55,35 @@ def shifted(record: Record, by: int) -> Record:
             moved_arms]
 
 
+class _Kept:
+    """A statement's records with their lines counted from its first line, and as last placed."""
+
+    __slots__ = ("placed", "records", "start")
+
+    def __init__(self, records: list[Record]) -> None:
+        self.records = records
+        self.start = 1
+        self.placed = records
+
+    def at(self, start: int) -> list[Record]:
+        """The records of the statement starting at line ``start``."""
+        if start != self.start:
+            self.start, self.placed = start, [shifted(record, start - 1) for record in self.records]
+        return self.placed
+
+
 class CallRecords:
     """``call_records`` of modules given as their statements, each statement's records kept by its text."""
 
     def __init__(self, most: int = 50_000) -> None:
-        self._functions: dict[tuple[str, frozenset[str], frozenset[str], tuple[str, ...]], list[Record]] = {}
-        """A def's or class's records by its text, the run's imported names, the module's definitions and its
-        callers' names (a name defined twice calls as none), lines counted from the statement's first."""
+        self._functions: dict[tuple[str, frozenset[str], frozenset[str], tuple[str, ...]], _Kept] = {}
+        """A def's or class's records by its text, the run's imported names, the module's definitions it may spell
+        (the walk asks about no other: a def pasted elsewhere leaves them standing) and its callers' names (a name
+        defined twice calls as none)."""
+        self._words: dict[str, frozenset[str]] = {}
+        self._names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+        """The last run's imported names and definitions: the same objects again while they are equal (a key's
+        lookup then compares them by identity, not name by name)."""
         self._module_level: tuple[tuple[object, ...], list[Record]] = ((), [])
         self._most = most
 
@@ -78,8 +104,10 @@ class CallRecords:
                 methods = [inner for inner in node.body if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef))]
                 classes[node.name] = {inner.name for inner in methods}
                 named.append((statement, tuple((inner, f"{node.name}.{inner.name}", node.name) for inner in methods)))
-        heads = frozenset(_Recorder(imports, defined, classes).heads)
-        frozen = frozenset(defined)
+        names = (frozenset(_Recorder(imports, defined, classes).heads), frozenset(defined))
+        if names != self._names:
+            self._names = names
+        heads, frozen = self._names
         records = self._module(found, imports, defined, classes, heads, frozen)
         counts: dict[str, int] = {}
         for _, functions in named:
@@ -89,7 +117,7 @@ class CallRecords:
             if len(records) >= _MAX_RECORDS:
                 break
             callers = tuple(name if counts[name] == 1 else _UNKNOWN_CALLER for _, name, _ in functions)
-            key = (statement.text, heads, frozen, callers)
+            key = (statement.text, heads, frozen & self._spelled(statement.text), callers)
             kept = self._functions.get(key)
             if kept is None:
                 assert statement.node is not None
@@ -97,12 +125,24 @@ class CallRecords:
                 for (node, _, cls), caller in zip(functions, callers, strict=True):
                     recorder.function(node, caller, cls)
                 start = _first_line(statement.node)
-                kept = [shifted(record, 1 - start) for record in recorder.records]
+                kept = _Kept([shifted(record, 1 - start) for record in recorder.records])
                 if len(self._functions) >= self._most:
                     self._functions.clear()
                 self._functions[key] = kept
-            records.extend(shifted(record, statement.start - 1) for record in kept)
+            records.extend(kept.at(statement.start))
         return records[:_MAX_RECORDS]
+
+    def _spelled(self, text: str) -> frozenset[str]:
+        """Every name ``text`` may spell: its runs of characters between spaces and ASCII punctuation (in code or
+        in a string annotation), as written and as Python reads an identifier (NFKC)."""
+        found = self._words.get(text)
+        if found is None:
+            words = set(_WORD.findall(text))
+            words |= {unicodedata.normalize("NFKC", word) for word in words if not word.isascii()}
+            if len(self._words) >= self._most:
+                self._words.clear()
+            found = self._words[text] = frozenset(words)
+        return found
 
     def _module(self, found: Sequence[Statement], imports: Mapping[str, str], defined: set[str],
                 classes: dict[str, set[str]], heads: frozenset[str], frozen: frozenset[str]) -> list[Record]:

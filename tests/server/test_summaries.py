@@ -164,16 +164,36 @@ for y in range(3):
 """
 
 
+LATER = """
+
+def uses(s: "Later"):
+    s.go(1)
+    later_fn(2)
+"""
+DEFINED_LATER = """
+
+class Later:
+    def go(self, n):
+        return n
+
+
+def later_fn(n):
+    return n
+"""
+
+
 def test_call_records_kept_by_statement_name_the_files_lines_after_edits_that_move_them() -> None:
     """Each statement's call records are kept by its text and placed at its lines now: after an import is
     inserted above them (every line moves), a body edited (only the edited region is read again, its lines
     counted from the region), a def pasted and a duplicate removed, the records (lines, loops, if and case arms,
-    callers of a name defined twice, module-level receivers) are the command line's."""
+    callers of a name defined twice, module-level receivers) are the command line's; and so are a kept function's
+    records once the names it calls (and the class its parameter's string annotation names) are defined below it,
+    and after they are gone again."""
     summaries = Summaries()
     lines = CALLS.split("\n")
     texts = [CALLS, "import os\n" + CALLS, "import os\n" + CALLS.replace("tools.fit(-x)", "tools.fit(-x, 2)\n            run(x)"),
              "import os\n" + CALLS + "\n\ndef pasted(z):\n    for k in z:\n        Solver().solve(k)\n",
-             "\n".join(lines[:26] + lines[30:])]
+             "\n".join(lines[:26] + lines[30:]), CALLS + LATER, CALLS + LATER + DEFINED_LATER, CALLS + LATER]
     previous = None
     for text in texts:
         edited(previous, text)
@@ -183,3 +203,5 @@ def test_call_records_kept_by_statement_name_the_files_lines_after_edits_that_mo
         previous = text
     assert any(row[2] == "?" for row in lint_index.summarize(texts[0])["calls"])  # `run` defined twice: no caller
     assert {"8:0", "8:1"} <= {arm for row in lint_index.summarize(texts[0])["calls"] for arm in row[7]}
+    assert {"Later.go", "later_fn"} <= {row[0] for row in lint_index.summarize(texts[6])["calls"]}
+    assert not {"Later.go", "later_fn"} & {row[0] for row in lint_index.summarize(texts[5])["calls"]}
