@@ -132,6 +132,12 @@ class Collector(cst.CSTVisitor):
         self.call_of_func: dict[cst.CSTNode, CallSite] = {}
         self.self_calls: dict[tuple[cst.ClassDef, str], list[CallSite]] = {}
         self.assigned: dict[cst.CSTNode, tuple[cst.BaseExpression, Context]] = {}
+        self.unpacked: dict[cst.CSTNode, tuple[cst.Call, int, Context]] = {}
+        """A name bound by unpacking a call's result (``init, apply = make(...)``): the call, the name's position."""
+        self.reaching: dict[cst.Name, cst.Name] = {}
+        """A read of a name that only such an unpacking can reach: the unpacking's target above it in the same
+        block, with no other binding of the name in between (straight-line code, whatever else binds it elsewhere)."""
+        self._live_unpacked: dict[str, tuple[cst.CSTNode, cst.Name]] = {}
         self.classes: dict[cst.ClassDef, ClassInfo] = {}
         self.defs: dict[FunctionNode, Context] = {}
         """Every ``def`` and lambda, with the context it is defined in."""
@@ -178,6 +184,11 @@ class Collector(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.stack.append(node)
         kind = type(node)
+        if self._live_unpacked:
+            if kind is cst.Name:
+                self._reach(node)  # type: ignore[arg-type]
+            elif kind is cst.For:
+                self._forget(_bound_names(node))  # the loop target is bound before its body runs
         if kind in _COMPREHENSIONS:
             self._comprehension(node)
             return False
@@ -186,6 +197,33 @@ class Collector(cst.CSTVisitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()
+        if isinstance(original_node, _BINDERS):
+            if self._live_unpacked:
+                self._forget(_bound_names(original_node))
+            if isinstance(original_node, cst.Assign) and isinstance(original_node.value, cst.Call):
+                block = next((h for h in reversed(self.stack) if isinstance(h, (cst.IndentedBlock, cst.Module))), None)
+                for target in original_node.targets:
+                    if isinstance(target.target, (cst.Tuple, cst.List)):
+                        for element in target.target.elements:
+                            if isinstance(element.value, cst.Name) and element.value in self.unpacked:
+                                self._live_unpacked[element.value.value] = (block, element.value)  # type: ignore[assignment]
+
+    def _forget(self, bound: set[str]) -> None:
+        for name in bound:
+            self._live_unpacked.pop(name, None)
+
+    def _reach(self, node: cst.Name) -> None:
+        """Map a read of a name to the unpacking above it in the same block (see ``reaching``)."""
+        live = self._live_unpacked.get(node.value)
+        if live is None or live[1] is node:
+            return
+        for holder in reversed(self.stack[:-1]):
+            if isinstance(holder, (cst.Lambda, cst.FunctionDef, cst.ClassDef, *_COMPREHENSIONS)):
+                return  # runs later, or in a scope of its own: not straight-line code of the block
+            if isinstance(holder, (cst.IndentedBlock, cst.Module)):
+                if holder is live[0]:
+                    self.reaching[node] = live[1]
+                return
 
     def context(self) -> Context:
         """The context of what is being visited now."""
@@ -417,6 +455,12 @@ class Collector(cst.CSTVisitor):
         context = self.context()
         if isinstance(target, cst.Name):
             self.assigned[target] = (value, context)
+        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call):
+            for position, element in enumerate(target.elements):
+                if isinstance(element, cst.StarredElement):
+                    break  # the positions after a starred name depend on the length
+                if isinstance(element.value, cst.Name):
+                    self.unpacked[element.value] = (value, position, context)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             self.assigned[target] = (value, context)
             if context.method_of is not None and target.value.value == context.self_name:
@@ -520,3 +564,39 @@ def collect(module: cst.Module, source: str, graph_constructors: Iterable[str] =
 
 
 __all__ = ["CallSite", "ClassInfo", "Collector", "Context", "MODULE_CONTEXT", "collect", "trigger_names"]
+
+
+_BINDERS = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.With, cst.FunctionDef, cst.ClassDef,
+            cst.Import, cst.ImportFrom, cst.Del)
+
+
+def _target_names(target: cst.BaseExpression | None, into: set[str]) -> None:
+    if isinstance(target, cst.Name):
+        into.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _target_names(element.value, into)
+    elif isinstance(target, cst.StarredElement):
+        _target_names(target.value, into)
+
+
+def _bound_names(node: cst.CSTNode) -> set[str]:
+    """The plain names a statement (or ``for``/walrus) binds."""
+    bound: set[str] = set()
+    if isinstance(node, cst.Assign):
+        for target in node.targets:
+            _target_names(target.target, bound)
+    elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For)):
+        _target_names(node.target, bound)
+    elif isinstance(node, cst.With):
+        for item in node.items:
+            if item.asname is not None:
+                _target_names(item.asname.name, bound)
+    elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        bound.add(node.name.value)
+    elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+        for alias in node.names:
+            bound.add(alias.evaluated_alias or alias.evaluated_name.split(".")[0])
+    elif isinstance(node, cst.Del):
+        _target_names(node.target, bound)
+    return bound

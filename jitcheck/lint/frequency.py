@@ -316,7 +316,8 @@ class Frequency(Resolver):
         """
         if built is None:
             return False
-        calls = [site for site in self.uses_of(target) if self.within(site.context.function, built.function)]
+        calls = [site for site in self.uses_of(target) if self.within(site.context.function, built.function)
+                 and not self.under_trace(site)]  # a call made only while a closure is traced is inlined there
         if not calls:
             return False
         direct = [site for site in calls if site.context.function is built.function]

@@ -75,8 +75,34 @@ def _jit_spec(decorator: ast.expr) -> dict[str, Any] | None:
     return {"nums": nums, "names": argnames}
 
 
-def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
-    """What every call of ``function`` returns when it is a new function each time: a factory's product."""
+def _fresh_kind(value: ast.expr | None, nested: set[str]) -> str | None:
+    """The kind of new function ``value`` is each time it is evaluated in its function, or None."""
+    if isinstance(value, ast.Lambda):
+        return "lambda"
+    if isinstance(value, ast.Name) and value.id in nested:
+        return "nested function"
+    if isinstance(value, ast.Call):
+        last = (_dotted(value.func) or "").rsplit(".", 1)[-1]
+        if last == "Partial":
+            return "pytree partial"  # equinox's or jax.tree_util's: a pytree, found again by value under filter_jit
+        if last in _PARTIAL_LAST:
+            return "partial"
+        if last in _TRANSFORMATION_LAST:
+            return "transformed function"
+    return None
+
+
+def _joined(kinds: set[str | None]) -> str | None:
+    """One kind for every path: None when some path gives something else (or nothing)."""
+    if None in kinds or not kinds:
+        return None
+    # Every path gives a fresh function, of one kind or several (``return lambda c: v`` on an early
+    # exit, ``return schedule`` otherwise): "nested function or lambda".
+    return " or ".join(sorted(k for k in kinds if k is not None))
+
+
+def _returned(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[ast.expr | None], set[str]]:
+    """The values of ``function``'s own return statements, and the names of the defs made directly in it."""
     nested: set[str] = set()
     returned: list[ast.expr | None] = []
     stack: list[ast.AST] = list(function.body)
@@ -91,25 +117,27 @@ def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
             returned.append(node.value)
             continue
         stack.extend(ast.iter_child_nodes(node))
-    kinds: set[str | None] = set()
-    for value in returned:
-        if isinstance(value, ast.Lambda):
-            kinds.add("lambda")
-        elif isinstance(value, ast.Name) and value.id in nested:
-            kinds.add("nested function")
-        elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] == "Partial":
-            kinds.add("pytree partial")  # equinox's or jax.tree_util's: a pytree, found again by value under filter_jit
-        elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _PARTIAL_LAST:
-            kinds.add("partial")
-        elif isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _TRANSFORMATION_LAST:
-            kinds.add("transformed function")
-        else:
-            kinds.add(None)
-    if None in kinds or not kinds:
-        return None  # some path returns something else (or nothing): not always a fresh function
-    # Every path returns a fresh function, of one kind or several (``return lambda c: v`` on an early
-    # exit, ``return schedule`` otherwise): "nested function or lambda".
-    return " or ".join(sorted(k for k in kinds if k is not None))
+    return returned, nested
+
+
+def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """What every call of ``function`` returns when it is a new function each time: a factory's product."""
+    returned, nested = _returned(function)
+    return _joined({_fresh_kind(value, nested) for value in returned})
+
+
+def _returns_items(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str | None] | None:
+    """Per position, what every call of ``function`` returns there when every return is a tuple of one length
+    (``return init_fn, apply_fn``): unpacked (``init, apply = make(...)``), each fresh item is a factory's product."""
+    returned, nested = _returned(function)
+    if not returned or not all(isinstance(v, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in v.elts)
+                               for v in returned):
+        return None
+    tuples = [v for v in returned if isinstance(v, ast.Tuple)]
+    if len({len(t.elts) for t in tuples}) != 1:
+        return None
+    items = [_joined({_fresh_kind(t.elts[i], nested) for t in tuples}) for i in range(len(tuples[0].elts))]
+    return items if any(items) else None
 
 
 def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
@@ -128,6 +156,9 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     returns = _returns(node)
     if returns is not None:
         facts["returns"] = returns
+    items = _returns_items(node)
+    if items is not None:
+        facts["returns_items"] = items
     annotated = _annotation_name(node.returns)
     if annotated is not None and annotated != "None":
         facts["type"] = annotated  # the class its return annotation names: what a call of it returns

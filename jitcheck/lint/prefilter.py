@@ -135,6 +135,10 @@ class _Index:
                     if isinstance(target, ast.Name):
                         self.values.setdefault(target.id, []).append(node.value)
                         self.binders.setdefault(target.id, set()).add((id(function) if function else 0, loop))
+                    elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, ast.Call):
+                        for element in target.elts:  # `init, apply = make(...)`: maybe a factory's new functions
+                            if isinstance(element, ast.Name):
+                                self.binders.setdefault(element.id, set()).add((id(function) if function else 0, loop))
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     local = alias.asname or alias.name.split(".")[0]

@@ -12,7 +12,7 @@ ask; they never walk scopes themselves.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal, Union
+from typing import Any, Literal, Union
 
 import libcst as cst
 from libcst.metadata import ClassScope, GlobalScope, ImportAssignment, Scope
@@ -540,6 +540,32 @@ class Resolver:
             if facts is not None:
                 returns: str | None = facts.get("returns")
                 return returns
+        return None
+
+    def factory_item_kind(self, func: cst.BaseExpression, item: int) -> str | None:
+        """What a call of ``func`` returns at position ``item`` of its tuple when that is a new function each time."""
+        facts = self.function_facts(func)
+        items = facts.get("returns_items") if facts else None
+        return items[item] if isinstance(items, list) and item < len(items) else None
+
+    def function_facts(self, func: cst.BaseExpression) -> dict[str, Any] | None:
+        """The index's facts of the function ``func`` names (this module's or an imported one)."""
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        if isinstance(func, cst.Name):
+            node = getattr(self.single_referent(func), "node", None)
+            if isinstance(node, cst.FunctionDef):
+                scope = self.scopes.get(node)
+                if not isinstance(scope, GlobalScope):
+                    return None
+                return self.index.function(f"{self.module_name}.{func.value}")
+        for name in self.qnames(func):
+            qualified = self.absolute(name)
+            if "." not in qualified:
+                continue
+            facts = self.index.function(qualified)
+            if facts is not None:
+                return facts
         return None
 
     def indexed_jit(self, func: cst.BaseExpression) -> tuple[dict[str, object], str] | None:

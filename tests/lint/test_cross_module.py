@@ -299,6 +299,49 @@ CASES: dict[str, Case] = {
                     eqx.filter_jit(jax.tree_util.Partial(loss, a))(np.ones(3, np.float32))
             """,
     }, [], 2, 2),
+    "a factory's tuple of new functions, unpacked and jitted on every iteration": ({
+        "util.py": """\
+            def make_step(scale):
+                def init(x):
+                    return x
+                def apply(x):
+                    return x * scale
+                return init, apply
+            """,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg import util
+            def run():
+                x = np.ones(3, np.float32)
+                init, apply = util.make_step(2.0)
+                for t in range(3):
+                    x = jax.jit(apply)(x)  # unpacked once, before the loop: the same function each time
+                for t in range(3):
+                    init, apply = util.make_step(float(t))
+                    x = jax.jit(apply)(x)
+            """,
+    }, [("use.py", 11, "JC703")], 4, 1),
+    "a wrapper bound to a name and called only inside a jitted closure is inlined, not compiled": ({
+        "use.py": """\
+            import jax
+            import numpy as np
+            def make(scale):
+                def apply(x):
+                    return x * scale
+                return apply
+            def minimise(x, scale):
+                apply = jax.jit(make(scale))  # only called while `body` is traced: inlined, no compile of its own
+                @jax.jit
+                def body(x):
+                    return apply(x) + 1
+                return body(x)
+            def run():
+                x = np.ones(3, np.float32)
+                for _ in range(3):
+                    x = minimise(x, 2.0)
+            """,
+    }, [("use.py", 9, "JC105")], 3, 1),
 }
 
 UNHASHABLE: dict[str, tuple[str, int, str]] = {

@@ -145,6 +145,10 @@ class Callables(Fixability):
             return None
         if isinstance(expr, cst.Name):
             referents = self.referents(expr)
+            reaching = self.c.reaching.get(expr)
+            if reaching is not None and len(referents) > 1:
+                # the unpacking just above it in the same block is the only binding this read can see
+                referents = [r for r in referents if getattr(r, "node", None) is reaching] or referents
             if len(referents) > 1 and depth == 0:
                 return self.branches_problem(expr, referents, context=context, position=position, keys=keys)
             ref = referents[0] if len(referents) == 1 else None
@@ -180,6 +184,19 @@ class Callables(Fixability):
                 if found is not None and keys != "wrapper" and context.in_loop and not bound_in.in_loop:
                     return self.built_before_loop(found, context, bound_in, value)
                 return found  # (inside a transformation bound here: reported where it is written)
+            if depth == 0 and rebuilt and node is not None and node in self.c.unpacked and keys != "wrapper":
+                call, item, bound_in = self.c.unpacked[node]
+                if bound_in.function is not context.function or (
+                        isinstance(getattr(ref, "scope", None), GlobalScope) and not bound_in.in_loop):
+                    return None  # bound once, or by an outer function: the same object on every call here
+                kind = self.factory_item_kind(call.func, item)
+                if kind is None or kind == "pytree partial" and keys == "value":
+                    return None
+                found = Problem(rules.FACTORY_RESULT_REBUILT, {"position": position, "subject": expr.value,
+                                                                "factory": snippet(self.module, call.func, 40), "kind": kind})
+                if context.in_loop and not bound_in.in_loop:
+                    return self.built_before_loop(found, context, bound_in, call)
+                return found
             return None
         if isinstance(expr, cst.Attribute):
             kind = self.member_kind(expr, context)
