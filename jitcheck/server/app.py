@@ -48,8 +48,10 @@ class JitcheckServer(LanguageServer):
     """pygls's server with the static pass's warm state."""
 
     def __init__(self) -> None:
+        made = diagnostics.Made()
         super().__init__("jitcheck", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         notebook_document_sync=NOTEBOOK_SYNC)
+                         notebook_document_sync=NOTEBOOK_SYNC, converter_factory=lambda: diagnostics.converter(made))
+        self.made = made
         self.project = Project()
         """Touched by the analysis thread only (:mod:`jitcheck.server.analyst`)."""
         self.analyst = Analyst()
@@ -58,7 +60,6 @@ class JitcheckServer(LanguageServer):
         self.judged: dict[str, Judged] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.shown_errors: set[str] = set()
-        self.made = diagnostics.Made()
 
     # -- documents -------------------------------------------------------------------------------
     @property

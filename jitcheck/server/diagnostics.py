@@ -3,9 +3,12 @@ and the command line's message and ``help:`` line."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from cattrs import Converter
 from lsprotocol import types
+from pygls.protocol import default_converter
 
 from jitcheck import rules
 from jitcheck.lint.findings import Finding
@@ -56,11 +59,23 @@ def _line(lines: Sequence[str], number: int) -> str:
 
 class Made:
     """The diagnostics made so far, by finding and the text of the lines it covers: a keystroke re-publishes
-    every finding of its file, and most are where and what they were (diagnostics are never changed once made)."""
+    every finding of its file, and most are where and what they were (diagnostics are never changed once made).
+    Each one's JSON data is made once too (:func:`converter`)."""
 
     def __init__(self, most: int = 50_000) -> None:
         self._made: dict[tuple[Finding, str, str, str, str, str | None], types.Diagnostic] = {}
+        self._plain: dict[int, tuple[types.Diagnostic, Any]] = {}
+        """Each diagnostic made here (by identity: all are held in ``_made``) and its JSON data once made."""
         self._most = most
+
+    def plain(self, diagnostic: types.Diagnostic, unstructure: Callable[[types.Diagnostic], Any]) -> Any:
+        """``unstructure(diagnostic)``, kept for a diagnostic made here."""
+        kept = self._plain.get(id(diagnostic))
+        if kept is None or kept[0] is not diagnostic:  # not made here (a code action's), or forgotten since
+            return unstructure(diagnostic)
+        if kept[1] is None:
+            kept = self._plain[id(diagnostic)] = (diagnostic, unstructure(diagnostic))
+        return kept[1]
 
     def of(self, findings: Sequence[Finding], lines: Sequence[str], encoding: str, docs: str | None) -> list[types.Diagnostic]:
         """``[diagnostic(f, lines, encoding, docs) for f in findings]``."""
@@ -73,9 +88,20 @@ class Made:
             if made is None:
                 if len(self._made) >= self._most:
                     self._made.clear()
+                    self._plain.clear()
                 made = self._made[key] = diagnostic(finding, lines, encoding, docs)
+                self._plain[id(made)] = (made, None)
             found.append(made)
         return found
 
 
-__all__ = ["SOURCE", "Made", "diagnostic", "finding_span", "lsp_range", "message", "severity"]
+def converter(made: Made) -> Converter:
+    """pygls's converter, turning each diagnostic ``made`` made into JSON data once (a keystroke publishes every
+    diagnostic of its file again, most of them the same objects as before)."""
+    converting: Converter = default_converter()  # type: ignore[no-untyped-call]
+    unstructure = converting.get_unstructure_hook(types.Diagnostic)
+    converting.register_unstructure_hook(types.Diagnostic, lambda d: made.plain(d, unstructure))
+    return converting
+
+
+__all__ = ["SOURCE", "Made", "converter", "diagnostic", "finding_span", "lsp_range", "message", "severity"]

@@ -3,14 +3,18 @@ the notebook joining and the project's judgement."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
+from pygls.protocol import default_converter
 
 from jitcheck.lint.check import check_source
 from jitcheck.lint.findings import Finding
 from jitcheck.server import notebooks
-from jitcheck.server.diagnostics import Made, diagnostic
+from jitcheck.server.diagnostics import Made, converter, diagnostic
 from jitcheck.server.noqa_edit import with_noqa
 from jitcheck.server.positions import UTF8, UTF16, UTF32, code_points, replacement, span
 
@@ -33,6 +37,22 @@ def test_a_diagnostic_made_before_is_reused_only_while_the_lines_it_covers_read_
     wide = ["import jax", 'y = "😀" + jax.jit(lambda x: x)(2)']  # the same finding, its line now wider
     assert made.of([finding], wide, UTF16, None) == [diagnostic(finding, wide, UTF16, None)] != first
     assert made.of([finding], lines, UTF8, None) == [diagnostic(finding, lines, UTF8, None)]
+
+
+def test_a_made_diagnostics_json_data_is_made_once_and_is_what_pygls_makes() -> None:
+    """A publish of diagnostics made before sends each one's kept JSON data: the same as pygls's own converter
+    sends, for a diagnostic made again on other lines and for one not made by ``Made`` (a code action's)."""
+    finding = Finding("m.py", 2, 9, "JC104", "lambda", "hoist it", end_line=2, end_column=30)
+    lines = ["import jax", "y = 1 + jax.jit(lambda x: x)(2)"]
+    made = Made()
+    ours, theirs = converter(made), default_converter()  # type: ignore[no-untyped-call]
+    for text in (lines, lines, ["", *lines]):
+        moved = dataclasses.replace(finding, line=finding.line + len(text) - 2, end_line=finding.end_line + len(text) - 2)
+        published = types.PublishDiagnosticsParams("file:///m.py", [*made.of([moved], text, UTF16, "https://x"),
+                                                                     diagnostic(moved, text, UTF16, None)], 3)
+        assert json.dumps(ours.unstructure(published)) == json.dumps(theirs.unstructure(published))
+    first = made.of([finding], lines, UTF16, "https://x")[0]
+    assert made.plain(first, theirs.unstructure) is made.plain(first, theirs.unstructure)  # made once, then kept
 
 
 def test_a_replacement_is_the_smallest_single_edit() -> None:
