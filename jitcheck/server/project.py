@@ -59,7 +59,7 @@ class Project:
         if file.excluded or not text.strip():
             return Judgement((), file)
         text = text[1:] if text.startswith("\ufeff") else text
-        self.summaries.load_project(file.config)
+        self.summaries.load_project(file.config, opened=path)
         # Once per change, for the summary and the parts alike: only the statements the edit touched are parsed.
         edited(self._last.get(path), text)
         self._last[path] = text

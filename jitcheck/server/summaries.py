@@ -42,14 +42,16 @@ class Summaries:
         self._calls = CallRecords()
         """The module's call records, each statement's kept by its text (a keystroke walks one function again)."""
 
-    def load_project(self, config: Config) -> None:
-        """Summarize every file the command line would check under ``config.root`` (once per root)."""
+    def load_project(self, config: Config, opened: Path | None = None) -> None:
+        """Summarize every file the command line would check under ``config.root`` (once per root); but ``opened``,
+        whose text in the editor is summarized next (:meth:`update`; read from disk only if that text does not parse)."""
         if config.root in self._roots:
             return
         self._roots.add(config.root)
+        skipped = opened.resolve() if opened is not None else None
         for source in discover([config.root], config, config.root):
             path = source.path.resolve()
-            if path in self._by_path or source.problem is not None or path.suffix != ".py":
+            if path in self._by_path or path == skipped or source.problem is not None or path.suffix != ".py":
                 continue
             try:
                 data = path.read_bytes()
@@ -110,8 +112,11 @@ class Summaries:
         self._texts[path] = text
         summary = self.summarize(text, tree)
         old = self._by_path.get(path)
-        if old is not None and not any(summary.values()) and text.strip():
-            return
+        if not any(summary.values()) and text.strip():
+            if old is None and any(path.is_relative_to(root) for root in self._roots):
+                self._read(path)  # the file on disk, as load_project left it for this text
+            if path in self._by_path:
+                return
         if old is None or old[1] != (summary if path.name != "__init__.py" else {**summary, "package": True}):
             self._put(path, summary)
 

@@ -205,3 +205,19 @@ def test_call_records_kept_by_statement_name_the_files_lines_after_edits_that_mo
     assert {"8:0", "8:1"} <= {arm for row in lint_index.summarize(texts[0])["calls"] for arm in row[7]}
     assert {"Later.go", "later_fn"} <= {row[0] for row in lint_index.summarize(texts[6])["calls"]}
     assert not {"Later.go", "later_fn"} & {row[0] for row in lint_index.summarize(texts[5])["calls"]}
+
+
+def test_the_opened_file_is_summarized_from_its_text_and_from_disk_only_while_that_text_does_not_parse(tmp_path: Path) -> None:
+    """The project's first load leaves out the file being opened (its text in the editor is summarized next);
+    while that text does not parse, the file on disk stands for it, as when the load had read it."""
+    from jitcheck.lint.config import Config
+
+    (tmp_path / "other.py").write_text("def helper():\n    return lambda x: x\n")
+    opened = tmp_path / "m.py"
+    opened.write_text("def make():\n    return lambda x: x\n")
+    for text, returns in (("def make():\n    return 1\n", None), ("def make(:\n", "lambda")):
+        summaries = Summaries()
+        summaries.load_project(Config(root=tmp_path), opened=opened)
+        assert "m" not in summaries.joined().modules and "other" in summaries.joined().modules
+        summaries.update(opened, text)
+        assert summaries.joined().modules["m"]["functions"]["make"].get("returns") == returns
