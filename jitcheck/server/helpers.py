@@ -2,8 +2,9 @@
 
 A file's first judgement is many batches of parts (:mod:`jitcheck.server.slices`), each
 judged by the command line's own check; one thread can use one core only. The helpers
-are started on the first judgement that has more than one batch to judge (a small file
-never starts them), each in a fresh interpreter (``spawn``: the server's threads are not
+are started on the first judgement that has more than one batch to judge, or as the first
+judgement of a long file begins (they take about a second to load the static pass; a small
+file never starts them), each in a fresh interpreter (``spawn``: the server's threads are not
 copied), with its standard output sent to the null device (the server's is the protocol's).
 """
 
@@ -57,6 +58,16 @@ class Helpers:
                                                  initializer=_quiet)
                 self._started = self._pool.submit(_up)
             return self._pool, self._started
+
+    def start(self) -> None:
+        """Start the helpers if they are not (without waiting for them to load the static pass)."""
+        if self.count:
+            self._running()
+
+    @property
+    def running(self) -> bool:
+        """Whether the helpers were started (and not stopped since)."""
+        return self._pool is not None
 
     def ready(self) -> None:
         """Start the helpers if they are not, and wait until one has loaded the static pass (raises if none can)."""

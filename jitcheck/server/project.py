@@ -59,6 +59,9 @@ class Project:
         if file.excluded or not text.strip():
             return Judgement((), file)
         text = text[1:] if text.startswith("\ufeff") else text
+        helpers = self.checker.helpers
+        if helpers is not None and path not in self._last and text.count("\n") > 2 * self.checker.batch_lines:
+            helpers.start()  # a long file's first judgement: they load while its statements and summary are read
         self.summaries.load_project(file.config, opened=path)
         # Once per change, for the summary and the parts alike: only the statements the edit touched are parsed.
         edited(self._last.get(path), text)

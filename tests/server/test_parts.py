@@ -114,3 +114,20 @@ def test_the_project_judges_with_the_files_configuration_as_the_command_line_doe
     project.reload_configuration()
     judged = project.judge(tmp_path / "src.py", source)
     assert judged.findings == () and judged.error is not None and "pyproject.toml" in str(judged.error)
+
+
+def test_a_long_files_first_judgement_starts_the_helpers_as_it_begins_and_a_short_ones_does_not(tmp_path: Path) -> None:
+    """The helpers take about a second to load the static pass: a long file's first judgement starts them before it
+    reads its statements (here a file with nothing to judge in parts, which never handed them a batch before)."""
+    from jitcheck.server.helpers import Helpers
+    from jitcheck.server.project import Project
+
+    for lines, started in ((50, False), (2_000, True)):
+        project = Project()
+        project.checker.helpers = Helpers(1)
+        try:
+            path = tmp_path / f"m{lines}.py"
+            judged = project.judge(path, "".join(f"x_{i} = {i}\n" for i in range(lines)))
+            assert judged.findings == () and project.checker.helpers.running is started
+        finally:
+            project.end()
