@@ -4,8 +4,9 @@
 walk of :mod:`jitcheck.lint.collect`, and only where a finding is possible
 resolves libcst's `ScopeProvider` (qualified names, assignments, accesses) and
 hands each candidate to the rule families of :mod:`jitcheck.lint.checks`, which
-judge it against the rules of :mod:`jitcheck.rules`. Positions come from
-`PositionProvider`, resolved only when there is something to report.
+judge it against the rules of :mod:`jitcheck.rules`. Positions are libcst's
+`PositionProvider`'s, computed only when there is something to report, and then
+only for the reported nodes (:mod:`.positions`) unless a rule needed them all.
 """
 
 from __future__ import annotations
@@ -14,17 +15,20 @@ import dataclasses
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
+from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from jitcheck import rules
-from jitcheck.lint import names
+from jitcheck.lint import cstwalk, names
 from jitcheck.lint.checks.base import FixPlan, RawFinding
 from jitcheck.lint.checks.jit_sites import JitSites
 from jitcheck.lint.checks.nodes import Nodes
 from jitcheck.lint.collect import collect
 from jitcheck.lint.evidence import Evidence
 from jitcheck.lint.index import ProjectIndex, with_module
+from jitcheck.lint.positions import positions_of
 from jitcheck.lint.prefilter import possible
+
+cstwalk.install()  # libcst's visitors (scopes, the collector) walk without rebuilding every node
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,10 +100,14 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
         return Analysis(module, None, [])
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
-    raw = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers, index, module_name, path, wrapper).run()
+    analyzer = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers, index, module_name, path, wrapper)
+    raw = analyzer.run()
     if not raw:
         return Analysis(module, wrapper, [])
-    positions = wrapper.resolve(PositionProvider)
+    # libcst's positions of every node when the rules asked for lines already, else those of the reported nodes only
+    positions = analyzer.positions()
+    if positions is None:
+        positions = positions_of(module, [item.node for item in raw])
     located = []
     for item in raw:
         where = positions[item.node]

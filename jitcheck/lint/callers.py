@@ -329,10 +329,14 @@ def _derived(function: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str])
     """``params`` and the names the function assigns from them, transitively (two passes over its assignments):
     what may differ from one call of the function to the next."""
     found = set(params)
-    assignments = [n for n in ast.walk(function) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr))]
+    if not found:
+        return found  # nothing derives from no parameter
+    assignments = [n for n in ast.walk(function) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr))
+                   and n.value is not None]
+    read = [_names_read(node.value) for node in assignments]  # read once, for both passes
     for _ in range(2):
-        for node in assignments:
-            if node.value is not None and _names_read(node.value) & found:
+        for node, names in zip(assignments, read):
+            if names & found:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 found |= _names_stored(targets)
     return found

@@ -46,6 +46,10 @@ class Frequency(Resolver):
         where = self._positions.get(node)
         return where.start.line if where is not None else 0
 
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange] | None:
+        """The positions of every node when :meth:`line_of` has resolved them, else None."""
+        return self._positions
+
     def is_library_module(self) -> bool:
         """A module of the library itself (not a test, an example, a script or a benchmark)."""
         cached = getattr(self, "_library", None)

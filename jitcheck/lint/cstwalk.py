@@ -1,0 +1,170 @@
+"""A read-only walk of libcst trees for visitors: the same callbacks, in the same order, without rebuilding.
+
+libcst's ``CSTNode.visit`` rebuilds every node it walks (``_visit_and_replace_children``
+constructs and validates a copy), for read-only ``CSTVisitor``\\ s too, which throw the copy
+away; in the static pass that rebuild was about half the CPU of libcst's scope analysis and
+of the collector. :func:`install` gives ``CSTNode.visit`` a path for ``CSTVisitor``\\ s (the
+metadata providers' batched visitor and libcst's scope visitor are ones) that calls
+``on_visit``, ``on_visit_attribute``, the children, ``on_leave_attribute`` and ``on_leave``
+exactly as libcst does, and returns the node itself, as libcst does for a visitor. The order
+of each node type's children is read once from the source of its own
+``_visit_and_replace_children``; a node type whose method is not of the plain form keeps
+libcst's own walk, and so does every transformer.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from typing import Any
+
+from libcst._nodes.base import CSTNode
+from libcst._nodes.internal import (
+    visit_body_iterable,
+    visit_body_sequence,
+    visit_iterable,
+    visit_optional,
+    visit_required,
+    visit_sentinel,
+    visit_sequence,
+)
+from libcst._batched_visitor import _BatchedCSTVisitor
+from libcst import MaybeSentinel
+from libcst._visitors import CSTVisitor
+
+_REQUIRED, _OPTIONAL, _SENTINEL, _MANY = 0, 1, 2, 3
+_KINDS = {
+    visit_required.__name__: _REQUIRED,
+    visit_optional.__name__: _OPTIONAL,
+    visit_sentinel.__name__: _SENTINEL,
+    visit_sequence.__name__: _MANY,
+    visit_iterable.__name__: _MANY,
+    visit_body_sequence.__name__: _MANY,
+    visit_body_iterable.__name__: _MANY,
+}
+
+Plan = tuple[tuple[str, int, str, str], ...]
+"""Each field visited: its name, how it is visited, and the names of its visit and leave hooks."""
+
+_plans: dict[type, Plan | None] = {}
+_libcst_visit = CSTNode.visit
+
+
+def _in_order(node: ast.AST) -> list[ast.Call]:
+    """The calls under ``node`` in the order Python evaluates them (arguments before the call)."""
+    found: list[ast.Call] = []
+    for child in ast.iter_child_nodes(node):
+        found.extend(_in_order(child))
+    if isinstance(node, ast.Call):
+        found.append(node)
+    return found
+
+
+def plan_of(kind: type) -> Plan | None:
+    """The fields ``kind``'s ``_visit_and_replace_children`` visits, in order, with how; None when it is not of the plain form."""
+    if kind in _plans:
+        return _plans[kind]
+    plan: Plan | None = None
+    try:
+        method = next(k.__dict__["_visit_and_replace_children"] for k in kind.__mro__
+                      if "_visit_and_replace_children" in k.__dict__)
+        tree = ast.parse(textwrap.dedent(inspect.getsource(method)))
+        plan = _read_plan(tree.body[0], kind.__name__)  # type: ignore[arg-type]
+    except (OSError, TypeError, StopIteration, SyntaxError, IndexError):
+        plan = None
+    _plans[kind] = plan
+    return plan
+
+
+def _read_plan(function: ast.FunctionDef, node_type: str) -> Plan | None:
+    """The plan of a ``_visit_and_replace_children`` that is one ``return`` of a constructor call (or of ``self``, a leaf)."""
+    body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return None
+    returned = body[0].value
+    if isinstance(returned, ast.Name) and returned.id == "self":
+        return ()
+    if not isinstance(returned, ast.Call) or returned.args:
+        return None
+    plan: list[tuple[str, int, str, str]] = []
+    for call in _in_order(returned)[:-1]:
+        name = call.func.id if isinstance(call.func, ast.Name) else None
+        if name not in _KINDS or len(call.args) != 4 or call.keywords:
+            return None
+        parent, field, value, visitor = call.args
+        if not (isinstance(parent, ast.Name) and parent.id == "self" and isinstance(field, ast.Constant)
+                and isinstance(field.value, str) and isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
+                and value.value.id == "self" and value.attr == field.value and isinstance(visitor, ast.Name)):
+            return None
+        plan.append((field.value, _KINDS[name], f"visit_{node_type}_{field.value}", f"leave_{node_type}_{field.value}"))  # type: ignore[index]
+    for keyword in returned.keywords:  # every other argument passes a field through unchanged
+        if keyword.arg is None:
+            return None
+        value = keyword.value
+        if isinstance(value, ast.Call):
+            continue
+        if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self"):
+            return None
+    return tuple(plan)
+
+
+_LIBCST, _ALWAYS, _BATCHED = object(), object(), object()
+_UNREAD = object()
+_modes: dict[type, Any] = {}
+
+
+def _mode_of(kind: type) -> Any:
+    """How to walk for a visitor type: libcst's own walk (a transformer), ``_BATCHED`` (the metadata providers'
+    batched visitor: its attribute hooks are the keys of its ``visitor_methods``), ``_ALWAYS`` (it handles
+    attribute callbacks itself), or the ``visit_<Node>_<field>``/``leave_<Node>_<field>`` hooks its class defines
+    (libcst's default ``on_visit_attribute`` calls only those: a field no hook names needs no call)."""
+    if not issubclass(kind, CSTVisitor):
+        mode: Any = _LIBCST
+    elif issubclass(kind, _BatchedCSTVisitor) and kind.on_visit_attribute is _BatchedCSTVisitor.on_visit_attribute \
+            and kind.on_leave_attribute is _BatchedCSTVisitor.on_leave_attribute:
+        mode = _BATCHED
+    elif kind.on_visit_attribute is CSTVisitor.on_visit_attribute and kind.on_leave_attribute is CSTVisitor.on_leave_attribute:
+        mode = frozenset(name for name in dir(kind) if name.startswith(("visit_", "leave_")) and name.count("_") >= 2)
+    else:
+        mode = _ALWAYS
+    _modes[kind] = mode
+    return mode
+
+
+def _visit(self: CSTNode, visitor: Any) -> Any:
+    mode = _modes.get(type(visitor))
+    if mode is None:
+        mode = _mode_of(type(visitor))
+    if mode is _LIBCST:
+        return _libcst_visit(self, visitor)  # a transformer: libcst's own walk, which builds the new tree
+    plan = _plans.get(type(self), _UNREAD)
+    if plan is _UNREAD:
+        plan = plan_of(type(self))
+    if plan is None:
+        return _libcst_visit(self, visitor)
+    if visitor.on_visit(self) and plan:
+        hooks = visitor.visitor_methods if mode is _BATCHED else mode
+        always = hooks is _ALWAYS
+        for field, how, visit_hook, leave_hook in plan:
+            if always or visit_hook in hooks:
+                visitor.on_visit_attribute(self, field)
+            value = getattr(self, field)
+            if how == _MANY:
+                for child in value:
+                    child.visit(visitor)
+            elif how == _REQUIRED or (value is not None if how == _OPTIONAL else value is not MaybeSentinel.DEFAULT):
+                value.visit(visitor)
+            if always or leave_hook in hooks:
+                visitor.on_leave_attribute(self, field)
+    visitor.on_leave(self)
+    return self
+
+
+def install() -> None:
+    """Give ``CSTNode.visit`` the read-only walk for visitors (once; transformers keep libcst's)."""
+    if CSTNode.visit is not _visit:
+        CSTNode.visit = _visit  # type: ignore[method-assign]
+
+
+__all__ = ["install", "plan_of"]

@@ -1,0 +1,65 @@
+"""The positions of a few libcst nodes, as libcst's ``PositionProvider`` gives them, without recording every node's.
+
+``PositionProvider`` writes the module's code out once and records a range for each of
+its nodes; a check needs the ranges of the nodes it reports only. :func:`positions_of`
+writes the code out the same way (so lines and columns are counted exactly as there)
+and records ranges only inside the nodes asked for: their own, and their descendants',
+which libcst's ranges of some nodes are taken from (``end_node=self.body``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Collection, Mapping
+from typing import Any
+
+import libcst as cst
+from libcst._position import CodePosition, CodeRange
+from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+
+class _Ranges:
+    """Where the codegen state writes the ranges (the part of a metadata provider it uses)."""
+
+    def __init__(self) -> None:
+        self._computed: dict[cst.CSTNode, CodeRange] = {}
+
+
+_NOTHING = contextlib.nullcontext()
+
+
+class _State(PositionProvidingCodegenState):
+    """libcst's position-recording codegen state, recording only inside the wanted nodes."""
+
+    def __init__(self, module: cst.Module, wanted: Collection[cst.CSTNode]) -> None:
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline,
+                         provider=_Ranges())  # type: ignore[arg-type]
+        self.wanted = wanted
+        self.inside = 0
+        """How many nodes being written out, from the outermost wanted one down, are open."""
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if self.inside or node in self.wanted:
+            self.inside += 1
+            super().before_codegen(node)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if self.inside:
+            self.inside -= 1
+            super().after_codegen(node)
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+                                  end_node: cst.CSTNode | None = None) -> Any:
+        if not self.inside:
+            return _NOTHING
+        return super().record_syntactic_position(node, start_node=start_node, end_node=end_node)
+
+
+def positions_of(module: cst.Module, wanted: Collection[cst.CSTNode]) -> Mapping[cst.CSTNode, CodeRange]:
+    """The ranges ``PositionProvider`` gives the ``wanted`` nodes of ``module`` (and their descendants)."""
+    state = _State(module, set(wanted))
+    module._codegen(state)
+    return state.provider._computed  # type: ignore[attr-defined]
+
+
+__all__ = ["CodePosition", "CodeRange", "positions_of"]
