@@ -9,7 +9,9 @@ metadata providers' batched visitor and libcst's scope visitor are ones) that ca
 exactly as libcst does, and returns the node itself, as libcst does for a visitor. The order
 of each node type's children is read once from the source of its own
 ``_visit_and_replace_children``; a node type whose method is not of the plain form keeps
-libcst's own walk, and so does every transformer.
+libcst's own walk, and so does every transformer. An attribute callback no hook of the
+visitor answers is not made, and a batched walk that hooks only the module (the metadata
+providers of scopes and expression contexts, which walk the module themselves) stops there.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from libcst._nodes.internal import (
     visit_sequence,
 )
 from libcst._batched_visitor import _BatchedCSTVisitor
-from libcst import MaybeSentinel
+from libcst import MaybeSentinel, Module
 from libcst._visitors import CSTVisitor
 
 _REQUIRED, _OPTIONAL, _SENTINEL, _MANY = 0, 1, 2, 3
@@ -132,6 +134,13 @@ def _mode_of(kind: type) -> Any:
     return mode
 
 
+def _module_only(visitor: _BatchedCSTVisitor) -> bool:
+    """A batched visitor that hooks the module alone (libcst's scope and expression-context providers do all
+    their work in ``visit_Module``, with a walk of their own), with no hook run before or after every node."""
+    return visitor.before_visit is None and visitor.after_leave is None and all(
+        name in ("visit_Module", "leave_Module") for name in visitor.visitor_methods)
+
+
 def _visit(self: CSTNode, visitor: Any) -> Any:
     mode = _modes.get(type(visitor))
     if mode is None:
@@ -145,6 +154,9 @@ def _visit(self: CSTNode, visitor: Any) -> Any:
         return _libcst_visit(self, visitor)
     if visitor.on_visit(self) and plan:
         hooks = visitor.visitor_methods if mode is _BATCHED else mode
+        if mode is _BATCHED and type(self) is Module and _module_only(visitor):
+            visitor.on_leave(self)  # nothing below the module is hooked: walking it would call nothing
+            return self
         always = hooks is _ALWAYS
         for field, how, visit_hook, leave_hook in plan:
             if always or visit_hook in hooks:
