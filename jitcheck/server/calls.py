@@ -32,7 +32,14 @@ varying, reading, texts, arms]``, each arm ``"<if line>:0"``, ``"<if line>:1"`` 
 
 _WORD = re.compile(r"[^\s!-/:-@\[-^`{-~]+")
 """A run of characters that are neither white space nor ASCII punctuation: every name a statement spells is one."""
-_Functions = tuple[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, str | None], ...]
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_Shape = tuple[str, str, tuple[str, ...]]
+"""``("def", name, ())``, ``("class", name, its methods' names)``, or ``("", "", ())`` for any other statement."""
+
+
+def _callers(kind: str, name: str, methods: tuple[str, ...]) -> tuple[str, ...]:
+    """The callers a def's or class's records name: the function, or ``Class.method`` for each method."""
+    return (name,) if kind == "def" else tuple(f"{name}.{method}" for method in methods)
 
 
 def _first_line(node: ast.stmt) -> int:
@@ -81,6 +88,7 @@ class CallRecords:
         (the walk asks about no other: a def pasted elsewhere leaves them standing) and its callers' names (a name
         defined twice calls as none)."""
         self._words: dict[str, frozenset[str]] = {}
+        self._shapes: dict[str, _Shape] = {}
         self._names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         """The last run's imported names and definitions: the same objects again while they are equal (a key's
         lookup then compares them by identity, not name by name)."""
@@ -90,47 +98,59 @@ class CallRecords:
     def of(self, found: Sequence[Statement], imports: Mapping[str, str]) -> list[Record]:
         """``call_records(ast.Module(body=[s.node for s in found]), imports)``, with each statement's lines as
         ``found`` says (every statement must have its node)."""
-        defined: set[str] = set()
-        classes: dict[str, set[str]] = {}
-        named: list[tuple[Statement, _Functions]] = []
-        for statement in found:
-            node = statement.node
-            assert node is not None
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                defined.add(node.name)
-                named.append((statement, ((node, node.name, None),)))
-            elif isinstance(node, ast.ClassDef):
-                defined.add(node.name)
-                methods = [inner for inner in node.body if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef))]
-                classes[node.name] = {inner.name for inner in methods}
-                named.append((statement, tuple((inner, f"{node.name}.{inner.name}", node.name) for inner in methods)))
-        names = (frozenset(_Recorder(imports, defined, classes).heads), frozenset(defined))
+        shaped = [(statement, self._shape(statement)) for statement in found]
+        defined = {name for _, (kind, name, _) in shaped if kind}
+        named = [(statement, shape) for statement, shape in shaped if shape[0]]
+        counts: dict[str, int] = {}
+        for _, (kind, name, methods) in named:
+            for caller in _callers(kind, name, methods):
+                counts[caller] = counts.get(caller, 0) + 1
+        names = (frozenset(_Recorder(imports, set(), {}).heads), frozenset(defined))
         if names != self._names:
             self._names = names
         heads, frozen = self._names
-        records = self._module(found, imports, defined, classes, heads, frozen)
-        counts: dict[str, int] = {}
-        for _, functions in named:
-            for _, name, _ in functions:
-                counts[name] = counts.get(name, 0) + 1
-        for statement, functions in named:
+        classes: dict[str, set[str]] = {}
+        for _, (kind, name, methods) in named:
+            if kind == "class":
+                classes[name] = set(methods)
+        records = self._module([s for s, (kind, _, _) in shaped if not kind], imports, defined, classes, heads, frozen)
+        for statement, (kind, name, methods) in named:
             if len(records) >= _MAX_RECORDS:
                 break
-            callers = tuple(name if counts[name] == 1 else _UNKNOWN_CALLER for _, name, _ in functions)
+            callers = tuple(caller if counts[caller] == 1 else _UNKNOWN_CALLER for caller in _callers(kind, name, methods))
             key = (statement.text, heads, frozen & self._spelled(statement.text), callers)
             kept = self._functions.get(key)
             if kept is None:
-                assert statement.node is not None
+                node = statement.node
+                assert node is not None
                 recorder = _Recorder(imports, defined, classes)
-                for (node, _, cls), caller in zip(functions, callers, strict=True):
-                    recorder.function(node, caller, cls)
-                start = _first_line(statement.node)
+                inner = [node] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
+                    [m for m in getattr(node, "body", ()) if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                for function, caller in zip(inner, callers, strict=True):
+                    recorder.function(function, caller, name if kind == "class" else None)
+                start = _first_line(node)
                 kept = _Kept([shifted(record, 1 - start) for record in recorder.records])
                 if len(self._functions) >= self._most:
                     self._functions.clear()
                 self._functions[key] = kept
             records.extend(kept.at(statement.start))
         return records[:_MAX_RECORDS]
+
+    def _shape(self, statement: Statement) -> _Shape:
+        """Whether the statement is a def or a class (its text says), its name and its methods' names."""
+        shape = self._shapes.get(statement.text)
+        if shape is None:
+            node = statement.node
+            if isinstance(node, _DEFS):
+                shape = ("def", node.name, ())
+            elif isinstance(node, ast.ClassDef):
+                shape = ("class", node.name, tuple(inner.name for inner in node.body if isinstance(inner, _DEFS)))
+            else:
+                shape = ("", "", ())
+            if len(self._shapes) >= self._most:
+                self._shapes.clear()
+            self._shapes[statement.text] = shape
+        return shape
 
     def _spelled(self, text: str) -> frozenset[str]:
         """Every name ``text`` may spell: its runs of characters between spaces and ASCII punctuation (in code or
@@ -144,11 +164,10 @@ class CallRecords:
             found = self._words[text] = frozenset(words)
         return found
 
-    def _module(self, found: Sequence[Statement], imports: Mapping[str, str], defined: set[str],
+    def _module(self, level: Sequence[Statement], imports: Mapping[str, str], defined: set[str],
                 classes: dict[str, set[str]], heads: frozenset[str], frozen: frozenset[str]) -> list[Record]:
-        """The records of the module-level statements (a def's or class's body runs when it is called), kept while
-        those statements, their lines and the names they can call stay the same."""
-        level = [s for s in found if not isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        """The records of the module-level statements ``level`` (a def's or class's body runs when it is called),
+        kept while those statements, their lines and the names they can call stay the same."""
         key = (heads, frozen, *((s.text, s.start) for s in level))
         if key != self._module_level[0]:
             recorder = _Recorder(imports, defined, classes)

@@ -218,6 +218,9 @@ class SlicedChecker:
         self._grouped: tuple[Sequence[Statement], frozenset[str], list[list[int]]] = ((), frozenset(), [])
         """The statements last grouped into parts, the names that started them, and the parts."""
         self._max = max_parts
+        self._keyed: tuple[tuple[str, ...], dict[tuple[bytes | str, ...], bytes]] = ((), {})
+        """The module's import statements (their texts, in order) and, under them, each part's key by the texts of
+        its members (the imports a part takes in are chosen by those alone)."""
         self._index: ProjectIndex | None = None
         self._module = ""
         self.judged_parts = 0
@@ -243,12 +246,22 @@ class SlicedChecker:
         results: list[Finding] = []
         missing: list[tuple[bytes, list[Statement]]] = []
         by_name = import_index(found)
+        imported = tuple(s.text for s in found if s.is_import)  # what by_name is made of, in order
+        if imported != self._keyed[0]:
+            self._keyed = (imported, {})
+        keys = self._keyed[1]
         for group in self._parts(found, spellings(found, settings, index)):
             members = [found[i] for i in group]
-            digest = hashlib.sha256(setting)
-            for statement in (*imports_for(by_name, members), *members):
-                digest.update(b"\0" + statement.text.encode("utf-8", "surrogatepass"))
-            key = digest.digest()
+            texts: tuple[bytes | str, ...] = (setting, *(member.text for member in members))
+            key = keys.get(texts)
+            if key is None:
+                digest = hashlib.sha256(setting)
+                for statement in (*imports_for(by_name, members), *members):
+                    digest.update(b"\0" + statement.text.encode("utf-8", "surrogatepass"))
+                key = digest.digest()
+                if len(keys) >= self._max:
+                    keys.clear()
+                keys[texts] = key
             stored = self._kept.get(key)
             if stored is None:
                 missing.append((key, members))
