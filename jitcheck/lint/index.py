@@ -410,6 +410,8 @@ class ProjectIndex:
         self._calls: dict[str, list[Site]] | None = None
         self.paths: dict[str, str] = {}
         """The file each module of the run was read from (for evidence that names a caller's file:line)."""
+        self.names: dict[Path, str] = {}
+        """Each indexed file's module name (``build_index``): the one the run's checks use for it."""
         self._imported: dict[str, frozenset[str]] = {}
         """The indexed modules each module imports directly (resolved once, walked by every closure)."""
 
@@ -833,20 +835,57 @@ def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | Non
     paths: dict[str, str] = {}
     packages: dict[Path, bool] = {}
     keys: list[str] = []
+    read: list[tuple[Path, str, Summary]] = []
     for path, key, data in files:
         keys.append(key)
         summary = cache.summary(key, data)
-        name = module_name_cached(path, packages)
         if path.name == "__init__.py":
             summary = {**summary, "package": True}
-        summaries.setdefault(name, summary)
-        paths.setdefault(name, path.as_posix())
+        read.append((path, module_name_cached(path, packages), summary))
     cache.save(keys)
     if parsed is not None:
         parsed |= cache.parsed
+    imported = _imported_modules(summary for _, _, summary in read)
+    names: dict[Path, str] = {}
+    for path, name, summary in read:
+        name = names[path] = _namespace_name(path, name, imported)
+        summaries.setdefault(name, summary)
+        paths.setdefault(name, path.as_posix())
     index = ProjectIndex(summaries)
     index.paths = paths
+    index.names = names
     return index
+
+
+def _imported_modules(summaries: Iterable[Summary]) -> set[str]:
+    """Every dotted name the run's modules import, and each of its prefixes (the modules it may name)."""
+    found: set[str] = set()
+    for summary in summaries:
+        for target in summary.get("imports", {}).values():
+            parts = target.split(".")
+            for end in range(1, len(parts) + 1):
+                found.add(".".join(parts[:end]))
+    return found
+
+
+def _namespace_name(path: Path, name: str, imported: set[str]) -> str:
+    """The name the run's own imports give a module that no package holds: a file in folders without
+    ``__init__.py`` is imported through them as namespace packages (PEP 420) from a folder on ``sys.path``
+    (``from applications.plasticity.models import Model`` from the project's root), and by its file name
+    from its own folder. The longest dotted path of identifier folders above it that some module of the run
+    imports wins; otherwise its name from the packages around it."""
+    if "." in name or path.stem == "__init__":
+        return name
+    best = name
+    folders: list[str] = []
+    for folder in list(path.parents)[:8]:
+        if not _importable(folder.name):
+            break
+        folders.insert(0, folder.name)
+        candidate = ".".join((*folders, name))
+        if candidate in imported:
+            best = candidate
+    return best
 
 
 def _importable(name: str) -> bool:

@@ -217,7 +217,8 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
     plan.project = build_index(itertools.chain(((s.path.resolve(), k, d) for _, s, d, k in modules_read), rest), index_file,
                                parsed)
     packages: dict[Path, bool] = {}
-    modules = {i: module_name_cached(s.path.resolve(), packages) for i, s, _, _ in modules_read}
+    modules = {i: plan.project.names.get(s.path.resolve()) or module_name_cached(s.path.resolve(), packages)
+               for i, s, _, _ in modules_read}
     plan.project.paths.update({modules[i]: s.relative for i, s, _, _ in modules_read})  # evidence names callers' files by these
     depends = plan.project.dependency_keys()
     # A notebook is no module of the index: any module it may import counts.

@@ -468,3 +468,41 @@ def test_a_folder_whose_name_is_no_identifier_is_no_package(tmp_path: Path, comp
         sys.path.remove(str(root))
         for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
             del sys.modules[name]
+
+
+def test_a_module_imported_through_namespace_packages_is_named_as_imported(tmp_path: Path, compiles: Compiles) -> None:
+    """Folders without ``__init__.py`` under the root (PEP 420 namespace packages): ``use.py`` imports
+    ``apps.plastic.models`` by that name, so the index names the module so too, and the caller's loop
+    is linked to the method that jits a new lambda on every call, where jax compiles it once per step."""
+    (tmp_path / "pyproject.toml").write_text("[tool.jitcheck]\n")
+    folder = tmp_path / "apps" / "plastic"
+    folder.mkdir(parents=True)
+    (folder / "models.py").write_text(textwrap.dedent("""\
+        import jax
+        class Model:
+            def update(self, x):
+                return jax.jit(jax.vmap(lambda v: v * 2.0))(x)
+        """))
+    (folder / "use.py").write_text(textwrap.dedent("""\
+        import numpy as np
+        from apps.plastic.models import Model
+        def run():
+            model = Model()
+            x = np.ones((4, 3), np.float32)
+            for _ in range(3):
+                x = model.update(x)
+        """))
+    report = run([tmp_path], config_module.load(tmp_path), Options(jobs=1), tmp_path)
+    found = [(Path(f.path).name, f.line, f.code, f.evidence.confidence) for f in report.findings]
+    assert found == [("models.py", 4, "JC104", "high")]
+    sys.path.insert(0, str(tmp_path))
+    try:
+        importlib.invalidate_caches()
+        use = importlib.import_module("apps.plastic.use")
+        compiles.count = 0
+        use.run()
+        assert compiles.count == 3  # one computation, compiled on each of the 3 steps
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "apps" or m.startswith("apps.")]:
+            del sys.modules[name]
