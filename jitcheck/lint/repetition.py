@@ -15,7 +15,8 @@ import dataclasses
 
 import libcst as cst
 
-from jitcheck.lint.collect import Context
+from jitcheck.lint import names
+from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.evidence import Evidence, Reason
 from jitcheck.lint.frequency import Frequency, runs_of
 
@@ -60,6 +61,13 @@ class Repetition(Frequency):
                        for site in sites]
             if subclass:
                 reasons.append(Reason("subclass-calls", f"subclasses in other files call `self.{name}(...)` {subclass} time(s)"))
+            unseen = self.callers_not_seen_to_run(sites) if not self.called_from_other_modules(function, context) else []
+            if unseen:
+                # Two callers of a library that nothing runs (`to_grid`, `random_grid`) may be alternatives a user
+                # picks among: that both run is a guess, which one caller's two calls, or callers that run, are not.
+                return Evidence(tuple(reasons)).guessed(
+                    f"that the calls in {', '.join(f'`{n}`' for n in unseen)} run as well as the others: nothing in "
+                    f"the run calls {'it' if len(unseen) == 1 else 'them'}")
             return Evidence(tuple(reasons))
         if elsewhere is not None:
             return Evidence((Reason("called-elsewhere", elsewhere.words),))
@@ -78,6 +86,50 @@ class Repetition(Frequency):
         if not sites:
             return Evidence().guessed(f"that `{name}` runs at all: nothing in this file calls it")
         return Evidence().guessed(f"that `{name}` runs more than once")
+
+    def callers_not_seen_to_run(self, sites: list[CallSite]) -> list[str]:
+        """The names of the module-level functions holding ``sites`` that nothing shows running, when the sites are
+        in two functions or more (one function's two calls run together whenever it runs): a function nothing calls
+        here or elsewhere in the run, that no test runner or ``__main__`` runs. Empty when every caller is seen to run."""
+        callers = {id(site.context.function): site for site in sites}
+        if len(callers) < 2:
+            return []
+        unseen: list[str] = []
+        for site in callers.values():
+            caller = site.context.function
+            if not isinstance(caller, cst.FunctionDef) or site.context.method_of is not None:
+                # Module level (runs), a lambda (judged where it is made), or a method: an object's methods run on
+                # it in turn (`run` then `warmup`, a reset per key press), not as alternatives.
+                continue
+            name = caller.name.value
+            if name in names.ONCE_FUNCTIONS or name.startswith("test"):
+                continue
+            if self.callers(caller, site.context) or self.subclass_calls(caller, site.context) or \
+                    self.called_in_run(caller, site.context):
+                continue
+            unseen.append(name)
+        return unseen
+
+    def called_from_other_modules(self, function: cst.FunctionDef, context: Context) -> bool:
+        """True when another module of the run calls the module-level function or method ``function`` (a test
+        calling a library function): it runs from there too, whatever its callers here are."""
+        qualified = self.qualified(function, context)
+        return qualified is not None and any(site.module != self.module_name
+                                             for site in self.index.call_sites().get(qualified, ()))
+
+    def qualified(self, function: cst.FunctionDef, context: Context) -> str | None:
+        """The qualified name of a module-level function or a method of a module-level class (None otherwise)."""
+        defined = self.c.defs.get(function)
+        cls = context.method_of
+        if defined is None or defined.function is not None or (cls is not None and self.c.class_names.get(cls.name.value) is not cls):
+            return None
+        owner = f"{self.module_name}.{cls.name.value}" if cls is not None else self.module_name
+        return f"{owner}.{function.name.value}"
+
+    def called_in_run(self, function: cst.FunctionDef, context: Context) -> bool:
+        """True when a module of the run (this one included) calls the module-level function or method ``function``."""
+        qualified = self.qualified(function, context)
+        return qualified is None or bool(self.index.call_sites().get(qualified))  # a nested function: judged where made
 
     def where(self, evidence: Evidence, context: Context) -> str:
         """How often, in the words the evidence supports: "on every iteration of the `for` loop", "on every call
@@ -104,6 +156,8 @@ class Repetition(Frequency):
         }.get(first.kind if first is not None else "", "assumed to run again")
         if first is not None and first.kind == "called-from" and evidence.confidence == "low":
             phrase = "called by code assumed to run again"
+        if first is not None and first.kind == "call-site" and evidence.confidence == "low":
+            phrase = "called at {n} sites in functions assumed to run"
         sites = sum(1 for r in evidence.again if r.kind == "call-site")
         if first is not None and first.kind == "call-site" and sites < 2:
             phrase = "called here and by subclasses in other files"

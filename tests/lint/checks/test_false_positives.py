@@ -451,3 +451,29 @@ def test_a_wrapper_called_on_what_a_callers_loop_over_a_dict_of_kinds_hands_in_i
         "shapes[k1], shapes[k2]", 'shapes["disc"], shapes["wall"]').replace("self.pairs[k1, k2]", "self.pairs[_]")
     assert shown(same) == [(4, "JC105")]
     assert compiles_of(same, "build()", "outer") == 3
+
+
+def test_call_sites_in_two_library_functions_nothing_runs_are_alternatives_not_a_repetition() -> None:
+    # `to_grid` and `random_grid` each call `_settle` once, and nothing in the run calls either: a user may build
+    # a grid one way or the other, so that `_settle` runs twice is a guess (preview). jax: one way, one compile.
+    body = """\
+        def _settle(grid):
+            @jax.jit
+            def move(g):
+                return g * 2
+            return move(grid)
+
+        def to_grid(x):
+            return _settle(x)
+
+        def random_grid(n):
+            return _settle(jnp.zeros(n))
+        """
+    assert shown(body) == [] and check(body) == [(2, "JC105")]
+    (finding,) = check_source(HEADER + textwrap.dedent(body), "module.py")
+    assert "assumed to run" in finding.message and "can both run" not in finding.message
+    assert compiles_of(body, "to_grid(jnp.ones(3))", "move") == 1
+    # A function that runs both: the two calls run together, and the same program compiles twice.
+    both = textwrap.dedent(body) + "\ndef grids(x):\n    return to_grid(x), random_grid(3)\n"
+    assert shown(both) == [(2, "JC105")]
+    assert compiles_of(both, "grids(jnp.ones(3))", "move") == 2
