@@ -7,7 +7,6 @@ import textwrap
 from collections.abc import Callable
 
 import jax
-
 import pytest
 
 from jitcheck.lint.check import check_source
