@@ -24,6 +24,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from jitcheck.lint.astwalk import children, walk
 from jitcheck.lint.spelling import annotation_name
 from jitcheck.lint.spelling import dotted as _dotted
 
@@ -79,13 +80,13 @@ _ARM_SEPARATOR = ":"
 def _names_read(node: ast.AST | None) -> set[str]:
     if node is None:
         return set()
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def _names_stored(nodes: Iterable[ast.AST]) -> set[str]:
     found: set[str] = set()
     for node in nodes:
-        for inner in ast.walk(node):
+        for inner in walk(node):
             if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
                 found.add(inner.id)
     return found
@@ -279,7 +280,7 @@ class _Recorder:
                 continue
             if isinstance(current, ast.Call):
                 self.record(current, caller, params, types, self_name, cls, around, arms)
-            stack.extend((child, around) for child in ast.iter_child_nodes(current))
+            stack.extend((child, around) for child in children(current))
 
     def record(self, call: ast.Call, caller: str, params: set[str], types: Mapping[str, str], self_name: str | None,
                cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
@@ -331,7 +332,7 @@ def _derived(function: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str])
     found = set(params)
     if not found:
         return found  # nothing derives from no parameter
-    assignments = [n for n in ast.walk(function) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr))
+    assignments = [n for n in walk(function) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr))
                    and n.value is not None]
     read = [_names_read(node.value) for node in assignments]  # read once, for both passes
     for _ in range(2):

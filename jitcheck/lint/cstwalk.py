@@ -99,7 +99,7 @@ def _read_plan(function: ast.FunctionDef, node_type: str) -> Plan | None:
                 and isinstance(field.value, str) and isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
                 and value.value.id == "self" and value.attr == field.value and isinstance(visitor, ast.Name)):
             return None
-        plan.append((field.value, _KINDS[name], f"visit_{node_type}_{field.value}", f"leave_{node_type}_{field.value}"))  # type: ignore[index]
+        plan.append((field.value, _KINDS[name], f"visit_{node_type}_{field.value}", f"leave_{node_type}_{field.value}"))
     for keyword in returned.keywords:  # every other argument passes a field through unchanged
         if keyword.arg is None:
             return None
@@ -147,7 +147,7 @@ def _visit(self: CSTNode, visitor: Any) -> Any:
         mode = _mode_of(type(visitor))
     if mode is _LIBCST:
         return _libcst_visit(self, visitor)  # a transformer: libcst's own walk, which builds the new tree
-    plan = _plans.get(type(self), _UNREAD)
+    plan: Any = _plans.get(type(self), _UNREAD)
     if plan is _UNREAD:
         plan = plan_of(type(self))
     if plan is None:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from jitcheck.lint.astwalk import children, walk
 from jitcheck.lint.callers import Site, call_records, call_sites
 from jitcheck.lint.spelling import annotation_name as _annotation_name
 from jitcheck.lint.spelling import dotted as _dotted
@@ -116,7 +117,7 @@ def _returned(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[as
         if isinstance(node, ast.Return):
             returned.append(node.value)
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
     return returned, nested
 
 
@@ -200,7 +201,7 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
             continue
         receiver = params[0].arg
         annotations = {a.arg: _annotation_name(a.annotation) for a in params[1:] if a.annotation is not None}
-        for inner in ast.walk(statement):
+        for inner in walk(statement):
             targets: list[ast.expr] = []
             value: ast.expr | None = None
             annotation: ast.expr | None = None
@@ -329,7 +330,7 @@ def loop_calls(tree: ast.Module, imports: Mapping[str, str]) -> list[str]:
     found: set[str] = set()
 
     def calls(node: ast.AST) -> None:
-        for inner in ast.walk(node):
+        for inner in walk(node):
             if isinstance(inner, ast.Call):
                 spelled = _dotted(inner.func)
                 head, _, rest = (spelled or "").partition(".")

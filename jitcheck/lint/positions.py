@@ -31,9 +31,9 @@ _NOTHING = contextlib.nullcontext()
 class _State(PositionProvidingCodegenState):
     """libcst's position-recording codegen state, recording only inside the wanted nodes."""
 
-    def __init__(self, module: cst.Module, wanted: Collection[cst.CSTNode]) -> None:
+    def __init__(self, module: cst.Module, wanted: Collection[cst.CSTNode], ranges: _Ranges) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline,
-                         provider=_Ranges())  # type: ignore[arg-type]
+                         provider=ranges)  # type: ignore[arg-type]
         self.wanted = wanted
         self.inside = 0
         """How many nodes being written out, from the outermost wanted one down, are open."""
@@ -57,9 +57,10 @@ class _State(PositionProvidingCodegenState):
 
 def positions_of(module: cst.Module, wanted: Collection[cst.CSTNode]) -> Mapping[cst.CSTNode, CodeRange]:
     """The ranges ``PositionProvider`` gives the ``wanted`` nodes of ``module`` (and their descendants)."""
-    state = _State(module, set(wanted))
+    ranges = _Ranges()
+    state = _State(module, set(wanted), ranges)
     module._codegen(state)
-    return state.provider._computed  # type: ignore[attr-defined]
+    return ranges._computed
 
 
 __all__ = ["CodePosition", "CodeRange", "positions_of"]

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import Union
 
 from jitcheck.lint import names
+from jitcheck.lint.astwalk import children
 from jitcheck.lint.collect import _ALIAS
 from jitcheck.lint.index import Hints, python_tree
 
@@ -150,7 +151,7 @@ class _Index:
                     self.imported.add(local)
                     if node.module and not node.level:
                         self.modules[local] = f"{node.module}.{alias.name}"
-            stack.extend((child, node, function, loop) for child in ast.iter_child_nodes(node))
+            stack.extend((child, node, function, loop) for child in children(node))
 
 
 class _Judge:

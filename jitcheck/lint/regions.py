@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from jitcheck.lint.astwalk import children, walk
 from jitcheck.lint.text import ending, lines
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -47,8 +48,8 @@ def _module_names(tree: ast.Module) -> set[str]:
             continue
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bound.add(node.id)
-        stack.extend(ast.iter_child_nodes(node))
-    for node in ast.walk(tree):  # a function may bind a module name with `global`
+        stack.extend(children(node))
+    for node in walk(tree):  # a function may bind a module name with `global`
         if isinstance(node, ast.Global):
             bound.update(node.names)
     return bound
@@ -57,7 +58,7 @@ def _module_names(tree: ast.Module) -> set[str]:
 def _members(tree: ast.Module) -> set[str]:
     """Every name the module defines as a function, class or attribute anywhere (``def m``, ``self.x = ...``)."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
             found.add(node.name)
         elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
@@ -95,7 +96,7 @@ def _own_locals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
             found.add(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest:
             found.add(node.rest)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
     return found
 
 
@@ -115,7 +116,7 @@ class _Body:
         """It stores an attribute (an instance's stored attributes are facts of its class) or declares
         ``global``/``nonlocal``."""
         for statement in statements:
-            for node in ast.walk(statement):
+            for node in walk(statement):
                 if isinstance(node, ast.Name):
                     self.names.add(node.id)
                 elif isinstance(node, ast.Attribute):
@@ -145,7 +146,7 @@ def _header_end(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     """The last line of a def's header (its signature and return annotation)."""
     end = function.lineno
     for node in (function.args, *([function.returns] if function.returns else [])):
-        for child in ast.walk(node):
+        for child in walk(node):
             end = max(end, getattr(child, "end_lineno", None) or end)
     return end
 
@@ -211,7 +212,7 @@ def _long_value(node: ast.stmt) -> bool:
         return False
     if (value.end_lineno or value.lineno) - value.lineno < 2:
         return False
-    return not any(isinstance(child, ast.NamedExpr) for child in ast.walk(value))
+    return not any(isinstance(child, ast.NamedExpr) for child in walk(value))
 
 
 class _Wanted:
