@@ -20,6 +20,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from jitcheck.lint import names
 from jitcheck.lint.callers import Elsewhere, repeated_elsewhere
 from jitcheck.lint.collect import CallSite, Context
+from jitcheck.lint.positions import positions_of
 from jitcheck.lint.resolver import Resolver
 
 _NOT_LIBRARY = frozenset({
@@ -29,19 +30,32 @@ _NOT_LIBRARY = frozenset({
 _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
 
 
+_LINES_ONE_BY_ONE = 3
+"""How many nodes' lines are found one by one (each a partial write-out of the module) before every position is."""
+
+
 class Frequency(Resolver):
     """Judges whether code where a wrapper is built runs more than once."""
 
     path: str
     _metadata: MetadataWrapper | None = None
     _positions: Mapping[cst.CSTNode, CodeRange] | None = None
+    _lines: dict[cst.CSTNode, int] | None = None
 
     def line_of(self, node: cst.CSTNode) -> int:
-        """The 1-based line ``node`` starts on (0 when unknown); positions are resolved on first use, which is
-        only when a finding is being made or a name is defined twice at module level."""
+        """The 1-based line ``node`` starts on (0 when unknown); asked only when a finding is being made or a name
+        is defined twice at module level. The first few are found one by one, then every position at once."""
         if self._positions is None:
             if self._metadata is None:
                 return 0
+            if self._lines is None:
+                self._lines = {}
+            if node in self._lines:
+                return self._lines[node]
+            if len(self._lines) < _LINES_ONE_BY_ONE:  # a few lines: each written out up to its node, not every position
+                found = positions_of(self._metadata.module, [node]).get(node)
+                line = self._lines[node] = found.start.line if found is not None else 0
+                return line
             self._positions = self._metadata.resolve(PositionProvider)
         where = self._positions.get(node)
         return where.start.line if where is not None else 0

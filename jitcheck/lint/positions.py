@@ -4,7 +4,8 @@
 its nodes; a check needs the ranges of the nodes it reports only. :func:`positions_of`
 writes the code out the same way (so lines and columns are counted exactly as there)
 and records ranges only inside the nodes asked for: their own, and their descendants',
-which libcst's ranges of some nodes are taken from (``end_node=self.body``).
+which libcst's ranges of some nodes are taken from (``end_node=self.body``); it stops
+once the last of them is written out.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ class _Ranges:
 _NOTHING = contextlib.nullcontext()
 
 
+class _Done(Exception):
+    """Raised through the codegen once every wanted node is written out."""
+
+
 class _State(PositionProvidingCodegenState):
     """libcst's position-recording codegen state, recording only inside the wanted nodes."""
 
@@ -35,6 +40,7 @@ class _State(PositionProvidingCodegenState):
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline,
                          provider=ranges)  # type: ignore[arg-type]
         self.wanted = wanted
+        self.left = len(wanted)
         self.inside = 0
         """How many nodes being written out, from the outermost wanted one down, are open."""
 
@@ -47,6 +53,10 @@ class _State(PositionProvidingCodegenState):
         if self.inside:
             self.inside -= 1
             super().after_codegen(node)
+            if node in self.wanted:
+                self.left -= 1
+                if not self.left:
+                    raise _Done  # every wanted range is known: the rest of the code need not be written out
 
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
                                   end_node: cst.CSTNode | None = None) -> Any:
@@ -59,7 +69,10 @@ def positions_of(module: cst.Module, wanted: Collection[cst.CSTNode]) -> Mapping
     """The ranges ``PositionProvider`` gives the ``wanted`` nodes of ``module`` (and their descendants)."""
     ranges = _Ranges()
     state = _State(module, set(wanted), ranges)
-    module._codegen(state)
+    try:
+        module._codegen(state)
+    except _Done:
+        pass
     return ranges._computed
 
 
