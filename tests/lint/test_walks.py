@@ -1,0 +1,211 @@
+"""The static pass's faster walks give exactly what the standard ones give.
+
+:mod:`jitcheck.lint.cstwalk` (libcst visitors without rebuilding nodes), :mod:`jitcheck.lint.positions`
+(positions of a few nodes) and :mod:`jitcheck.lint.astwalk` (Python's tree walked into lists) are
+checked against libcst's own walk, libcst's ``PositionProvider`` and ``ast.walk`` on a module that
+holds most of Python's syntax.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import libcst as cst
+import libcst.helpers
+import pytest
+from libcst._nodes.base import CSTNode
+from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
+
+from jitcheck.lint import cstwalk
+from jitcheck.lint.astwalk import children, walk
+from jitcheck.lint.positions import positions_of
+
+SOURCE = textwrap.dedent('''\
+    """A module with most of Python's syntax."""
+    from __future__ import annotations
+    import os.path as osp, sys
+    from . import sibling
+    from .pkg.mod import (a as b, c,)
+    from m import *
+
+    X: int = 1; Y = X ** 2 if X else -X
+    LAMBDA = lambda p, /, q=1, *r, s, **t: (p, q, r, s, t)
+
+    @decorator(arg)
+    class C(Base, metaclass=Meta):
+        attr = [i for i in range(3) if i]
+        def method(self, value: "C | None" = None) -> list[int]:
+            global X
+            nonlocal_free = {k: v for k, v in zip("ab", (1, 2))}
+            def inner():
+                nonlocal nonlocal_free
+                nonlocal_free = [*(), *{**{}}]
+            async def coroutine():
+                async with manager() as (m, n):
+                    async for item in stream():
+                        await item
+            yield from (x for x in ())
+            return [*self.attr, f"{value!r:>{width}} {X=}"]
+
+    def matching(arg):
+        match arg:
+            case [1, 2, *rest] if rest:
+                pass
+            case {"key": value, **others}:
+                pass
+            case Point(x=0, y=yy) | None:
+                pass
+            case _:
+                pass
+        try:
+            raise ValueError from None
+        except* (TypeError, ValueError) as group:
+            del group
+        finally:
+            assert arg, "message"
+        while (n := len(sys.argv)) > 1:
+            break
+        else:
+            ...
+        with open(osp.join("a", "b")) as handle, other():
+            print(handle.read()[1:2, ::3], end="")
+        return arg
+
+    for i, (j, k) in enumerate([(1, 2)]):
+        continue
+    ''')
+
+PEP_695 = textwrap.dedent('''\
+    def generic[T: int, *Ts, **P](arg: T) -> T:
+        type Alias[K] = dict[K, T]
+        return arg
+    ''')
+SOURCE_ALL = SOURCE + PEP_695
+"""With the syntax of Python 3.12 that libcst reads on any Python."""
+
+
+class _Recorder(cst.CSTVisitor):
+    """Every callback of a walk, in order (it answers attribute callbacks itself)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, int, str]] = []
+
+    def on_visit(self, node: CSTNode) -> bool:
+        self.calls.append(("visit", id(node), ""))
+        return not isinstance(node, cst.Lambda)  # a visitor that skips a subtree is followed too
+
+    def on_leave(self, original_node: CSTNode) -> None:
+        self.calls.append(("leave", id(original_node), ""))
+
+    def on_visit_attribute(self, node: CSTNode, attribute: str) -> None:
+        self.calls.append(("visit attribute", id(node), attribute))
+
+    def on_leave_attribute(self, original_node: CSTNode, attribute: str) -> None:
+        self.calls.append(("leave attribute", id(original_node), attribute))
+
+
+class _Hooks(cst.CSTVisitor):
+    """A visitor with libcst's default dispatch and attribute hooks of its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.seen.append(node.value)
+
+    def visit_FunctionDef_params(self, node: cst.FunctionDef) -> None:
+        self.seen.append(f"params of {node.name.value}")
+
+    def leave_FunctionDef_params(self, node: cst.FunctionDef) -> None:
+        self.seen.append(f"end of params of {node.name.value}")
+
+
+def _with_libcst_walk(function):  # type: ignore[no-untyped-def]
+    """``function()`` with libcst's own ``CSTNode.visit``, then with jitcheck's."""
+    saved = CSTNode.visit
+    CSTNode.visit = cstwalk._libcst_visit  # type: ignore[method-assign]
+    try:
+        before = function()
+    finally:
+        CSTNode.visit = saved  # type: ignore[method-assign]
+    cstwalk.install()
+    return before, function()
+
+
+def test_the_read_only_walk_makes_libcsts_callbacks_in_libcsts_order() -> None:
+    module = cst.parse_module(SOURCE_ALL)
+
+    def walked() -> list[tuple[str, int, str]]:
+        recorder = _Recorder()
+        module.visit(recorder)
+        return recorder.calls
+
+    before, after = _with_libcst_walk(walked)
+    assert after == before
+    assert len(before) > 1000
+
+
+def test_the_read_only_walk_calls_a_visitors_own_hooks() -> None:
+    module = cst.parse_module(SOURCE_ALL)
+
+    def walked() -> list[str]:
+        visitor = _Hooks()
+        module.visit(visitor)
+        return visitor.seen
+
+    before, after = _with_libcst_walk(walked)
+    assert after == before
+    assert "params of method" in before and "end of params of generic" in before
+
+
+def test_scopes_resolved_with_the_read_only_walk_are_libcsts() -> None:
+    def scopes() -> list[tuple[str, str, list[str]]]:
+        module = cst.parse_module(SOURCE_ALL)
+        found = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
+        rows = []
+        for node, scope in found.items():
+            if isinstance(node, (cst.Name, cst.Attribute)) and scope is not None:
+                rows.append((cst.helpers.get_full_name_for_node(node) or "", type(scope).__name__,
+                             sorted(q.name for q in scope.get_qualified_names_for(node))))
+        return rows
+
+    before, after = _with_libcst_walk(scopes)
+    assert after == before
+    assert ("osp.join", "FunctionScope", ["os.path.join"]) in before
+
+
+def test_a_transformer_still_rebuilds_the_tree() -> None:
+    cstwalk.install()
+
+    class Rename(cst.CSTTransformer):
+        def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+            return updated_node.with_changes(value="renamed") if original_node.value == "X" else updated_node
+
+    changed = cst.parse_module(SOURCE_ALL).visit(Rename()).code
+    assert "renamed: int = 1" in changed and "global renamed" in changed
+
+
+@pytest.mark.parametrize("count", [1, 3, 40])
+def test_positions_of_a_few_nodes_are_libcsts(count: int) -> None:
+    module = cst.parse_module(SOURCE_ALL)
+    every = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes = list(every)
+    step = max(1, len(nodes) // count)
+    wanted = nodes[::step][:count] + nodes[-1:]
+    found = positions_of(module, wanted)
+    assert {node: found[node] for node in wanted} == {node: every[node] for node in wanted}
+
+
+def test_a_node_outside_the_module_has_no_position() -> None:
+    module = cst.parse_module(SOURCE_ALL)
+    assert cst.Name("elsewhere") not in positions_of(module, [cst.Name("elsewhere")])
+
+
+def test_pythons_tree_is_walked_in_ast_walks_order() -> None:
+    tree = ast.parse(SOURCE)
+    assert walk(tree) == list(ast.walk(tree))
+    for node in ast.walk(tree):
+        assert children(node) == list(ast.iter_child_nodes(node))
