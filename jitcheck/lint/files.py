@@ -85,7 +85,13 @@ class _Ignores:
     def ignored(self, path: Path, is_dir: bool, root: Path) -> bool:
         if not self.enabled:
             return False
-        folders = [f for f in path.parents if f == root or root in f.parents]
+        folders: list[Path] = []
+        for parent in path.parents:  # from the nearest folder up to the root; none for a path outside it
+            folders.append(parent)
+            if parent == root:
+                break
+        else:
+            folders = []
         for folder in folders:
             spec = self.spec(folder)
             if spec is None:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from jitcheck.lint import depcache
 from jitcheck.lint.astwalk import children, walk
 from jitcheck.lint.callers import Site, call_records, call_sites
 from jitcheck.lint.spelling import annotation_name as _annotation_name
@@ -415,6 +416,10 @@ class ProjectIndex:
         """Each indexed file's module name (``build_index``): the one the run's checks use for it."""
         self._imported: dict[str, frozenset[str]] = {}
         """The indexed modules each module imports directly (resolved once, walked by every closure)."""
+        self.contents: dict[str, str] = {}
+        """Each indexed module's content digest (``build_index``): what its summary was made from."""
+        self.installed_read: dict[str, list[int]] = {}
+        """The installed files read for their summaries, each with its stamp when read (:mod:`depcache`)."""
 
     def add(self, name: str, summary: Summary) -> None:
         self.modules[name] = summary
@@ -469,8 +474,23 @@ class ProjectIndex:
             parts.pop()
         return None
 
-    def dependency_keys(self) -> dict[str, str]:
-        """For every indexed module, a digest of the summaries its findings depend on (a cache key part)."""
+    def dependency_keys(self, cache_file: Path | None = None) -> dict[str, str]:
+        """For every indexed module, a digest of the summaries its findings depend on (a cache key part).
+
+        With ``cache_file``, the keys of a run over the same module contents (and the same installed
+        files) are read from it instead of worked out again, and new ones are kept there (:mod:`depcache`).
+        """
+        digest = depcache.contents_digest(self.contents, self.installed) if cache_file is not None else ""
+        if cache_file is not None and len(self.contents) == len(self.modules):
+            kept = depcache.load(cache_file, digest)
+            if kept is not None and kept.keys() == self.modules.keys():
+                return kept
+        keys = self._dependency_keys()
+        if cache_file is not None and len(self.contents) == len(self.modules):
+            depcache.save(cache_file, digest, keys, self.installed_read)
+        return keys
+
+    def _dependency_keys(self) -> dict[str, str]:
         own = {name: hashlib.blake2b(json.dumps(summary, sort_keys=True, separators=(",", ":")).encode(),
                                      digest_size=8).hexdigest() for name, summary in self.modules.items()}
         keys = {}
@@ -510,7 +530,11 @@ class ProjectIndex:
         if not self.installed or not name:
             return None
         if name not in self._external:
-            self._external[name] = _read_installed(name)
+            path, folder = _installed_path(name)
+            self._external[name] = _read_installed(path) if path is not None else None
+            for consulted in (path, folder):
+                if consulted is not None:
+                    self.installed_read[str(consulted)] = depcache.stamp(str(consulted))
         return self._external[name]
 
     @staticmethod
@@ -752,23 +776,31 @@ def _is_package(summary: Summary) -> bool:
     return bool(summary.get("package"))
 
 
-def _read_installed(name: str) -> Summary | None:
-    """The summary of an installed module, found on ``sys.path`` by file name, never imported."""
+def _installed_path(name: str) -> tuple[Path | None, Path | None]:
+    """The source file of an installed module, found on ``sys.path`` by file name, never imported, and
+    the package folder it was looked for in (whose listing decides whether a missing submodule exists)."""
     parts = name.split(".")
     try:
         spec = importlib.machinery.PathFinder.find_spec(parts[0])
     except (ImportError, ValueError, AttributeError):
-        return None
+        return None, None
     if spec is None:
-        return None
+        return None, None
     locations = list(spec.submodule_search_locations or [])
+    folder = None
     if not locations:
         path = Path(spec.origin) if spec.origin and len(parts) == 1 else None
     else:
         base = Path(locations[0]).joinpath(*parts[1:])
+        folder = base.parent
         path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
     if path is None or path.suffix != ".py" or not path.is_file():
-        return None
+        return None, folder
+    return path, folder
+
+
+def _read_installed(path: Path) -> Summary | None:
+    """The summary of an installed module's source file (none over 2 MB)."""
     try:
         if os.path.getsize(path) > 2_000_000:
             return None
@@ -836,23 +868,27 @@ def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | Non
     paths: dict[str, str] = {}
     packages: dict[Path, bool] = {}
     keys: list[str] = []
-    read: list[tuple[Path, str, Summary]] = []
+    read: list[tuple[Path, str, Summary, str]] = []
     for path, key, data in files:
         keys.append(key)
         summary = cache.summary(key, data)
         if path.name == "__init__.py":
             summary = {**summary, "package": True}
-        read.append((path, module_name_cached(path, packages), summary))
+        read.append((path, module_name_cached(path, packages), summary, key))
     cache.save(keys)
     if parsed is not None:
         parsed |= cache.parsed
-    imported = _imported_modules(summary for _, _, summary in read)
+    imported = _imported_modules(summary for _, _, summary, _ in read)
     names: dict[Path, str] = {}
-    for path, name, summary in read:
+    contents: dict[str, str] = {}
+    for path, name, summary, key in read:
         name = names[path] = _namespace_name(path, name, imported)
-        summaries.setdefault(name, summary)
-        paths.setdefault(name, path.as_posix())
+        if name not in summaries:
+            summaries[name] = summary
+            paths[name] = path.as_posix()
+            contents[name] = key
     index = ProjectIndex(summaries)
+    index.contents = contents
     index.paths = paths
     index.names = names
     return index

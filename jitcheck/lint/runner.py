@@ -220,7 +220,7 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
     modules = {i: plan.project.names.get(s.path.resolve()) or module_name_cached(s.path.resolve(), packages)
                for i, s, _, _ in modules_read}
     plan.project.paths.update({modules[i]: s.relative for i, s, _, _ in modules_read})  # evidence names callers' files by these
-    depends = plan.project.dependency_keys()
+    depends = plan.project.dependency_keys(index_file.with_name(f"{index_file.stem}.deps.json") if index_file else None)
     # A notebook is no module of the index: any module it may import counts.
     every_module = digest(",".join(f"{name}={key}" for name, key in sorted(depends.items())).encode(), package_init=False)
     for index, source, data, content_key in read:
