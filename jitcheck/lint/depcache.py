@@ -10,7 +10,8 @@ things only, and is kept with a record of each:
 - the folders on ``sys.path`` (installing or removing a package changes its folder's modification time).
 
 An entry is used again only while all three are as recorded; anything else is a miss, and the keys are
-worked out afresh. One entry per file: a run over another tree replaces it.
+worked out afresh. The file keeps the last few entries (``KEEP``): the same tree checked from two
+environments, or as ``jitcheck`` and as ``python -m jitcheck`` (whose ``sys.path`` differ), keeps one each.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+
+KEEP = 4
+"""Entries kept in one file, newest first."""
 
 Stamp = list[int]
 """``[st_mtime_ns, st_size]`` of a file or folder, or ``[]`` where it is missing."""
@@ -47,22 +51,28 @@ def search_folders() -> dict[str, Stamp]:
     return {entry: stamp(entry) for entry in dict.fromkeys(os.path.abspath(p or os.curdir) for p in sys.path)}
 
 
+def _entries(file: Path) -> list[dict[str, object]]:
+    try:
+        kept = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    entries = kept.get("entries") if isinstance(kept, dict) else None
+    return [entry for entry in entries if isinstance(entry, dict)] if isinstance(entries, list) else []
+
+
 def load(file: Path, digest: str) -> dict[str, str] | None:
     """The keys kept under ``digest``, when every file and folder they were worked out from is unchanged."""
-    try:
-        entry = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(entry, dict) or entry.get("digest") != digest:
-        return None
-    folders, files, keys = entry.get("folders"), entry.get("files"), entry.get("keys")
-    if not isinstance(folders, dict) or not isinstance(files, dict) or not isinstance(keys, dict):
-        return None
-    if folders != search_folders():
-        return None
-    if any(stamp(path) != recorded for path, recorded in files.items()):
-        return None
-    return {str(name): str(key) for name, key in keys.items()}
+    folders = search_folders()
+    for entry in _entries(file):
+        files, keys = entry.get("files"), entry.get("keys")
+        if entry.get("digest") != digest or entry.get("folders") != folders:
+            continue
+        if not isinstance(files, dict) or not isinstance(keys, dict):
+            continue
+        if any(stamp(path) != recorded for path, recorded in files.items()):
+            continue
+        return {str(name): str(key) for name, key in keys.items()}
+    return None
 
 
 def save(file: Path, digest: str, keys: Mapping[str, str], files: Mapping[str, Stamp]) -> None:
@@ -71,13 +81,15 @@ def save(file: Path, digest: str, keys: Mapping[str, str], files: Mapping[str, S
     Written to a temporary file and renamed into place, so a reader never sees half an entry; a
     cache that cannot be written only costs the next run the work.
     """
-    entry = {"digest": digest, "folders": search_folders(), "files": dict(files), "keys": dict(keys)}
+    folders = search_folders()
+    entry = {"digest": digest, "folders": folders, "files": dict(files), "keys": dict(keys)}
+    older = [kept for kept in _entries(file) if kept.get("folders") != folders]
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=".deps-", suffix=".tmp")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(entry, out, separators=(",", ":"))
+                json.dump({"entries": [entry, *older][:KEEP]}, out, separators=(",", ":"))
             os.replace(temporary, file)
         except BaseException:
             os.unlink(temporary)

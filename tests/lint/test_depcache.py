@@ -52,7 +52,7 @@ def test_a_missing_or_damaged_cache_file_is_a_miss(tmp_path: Path) -> None:
     assert depcache.load(file, digest) is None
     file.write_text('{"digest": ')
     assert depcache.load(file, digest) is None
-    file.write_text('[1, 2]')
+    file.write_text('{"entries": [1, {"digest": 3}]}')
     assert depcache.load(file, digest) is None
 
 
@@ -115,3 +115,18 @@ def test_a_warm_run_follows_a_change_in_the_module_a_finding_depends_on(tmp_path
     assert list((tmp_path / ".jitcheck_cache").rglob("*.deps.json"))
     _touch_later(factory, "def step(x):\n    return x + 1\n\ndef make():\n    return step\n")
     assert codes() == []
+
+
+def test_two_environments_keep_an_entry_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``jitcheck`` and ``python -m jitcheck`` search different folders: each keeps its own entry."""
+    file = tmp_path / "deps.json"
+    digest = depcache.contents_digest({"m": "1"}, installed=True)
+    depcache.save(file, digest, {"m": "first"}, {})
+    other = tmp_path / "other-site"
+    other.mkdir()
+    with monkeypatch.context() as patched:
+        patched.syspath_prepend(str(other))
+        assert depcache.load(file, digest) is None
+        depcache.save(file, digest, {"m": "second"}, {})
+        assert depcache.load(file, digest) == {"m": "second"}
+    assert depcache.load(file, digest) == {"m": "first"}
