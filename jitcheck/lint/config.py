@@ -75,8 +75,14 @@ def analysis_digest() -> str:
     warm path loads neither libcst nor jax. Without readable source (a zipped install)
     the version alone keys the cache.
     """
+    return source_digest(analysis_sources())
+
+
+def analysis_sources() -> list[Path]:
+    """The files :func:`analysis_digest` reads: every module of the static pass, its rule checks in
+    subpackages included, and the rule catalogue."""
     here = Path(__file__).resolve().parent
-    return source_digest([*here.glob("*.py"), here.parent / "rules.py"])
+    return [*sorted(here.rglob("*.py")), here.parent / "rules.py"]
 
 
 @functools.cache

@@ -229,6 +229,20 @@ def test_cache_is_keyed_on_the_analysis_source(tmp_path: Path, monkeypatch: pyte
     assert run([project], config, Options(jobs=1), project).analysed == 1  # the old results are not served
 
 
+def test_the_cache_key_covers_every_module_of_the_static_pass() -> None:
+    """A rule edited in a subpackage (``jitcheck/lint/checks/``) must key the cache too, or an upgraded
+    checkout would serve findings the old rule made."""
+    import jitcheck.lint
+    import jitcheck.rules
+    from jitcheck.lint import config as config_module
+
+    package = Path(jitcheck.lint.__file__).resolve().parent
+    covered = set(config_module.analysis_sources())
+    modules = set(package.rglob("*.py"))
+    assert any(path.parent.name == "checks" for path in modules)
+    assert modules <= covered and Path(jitcheck.rules.__file__).resolve() in covered
+
+
 def test_parallel_run_matches_serial(tmp_path: Path) -> None:
     from jitcheck.lint import config as config_module
     from jitcheck.lint.runner import Options, run
