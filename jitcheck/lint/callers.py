@@ -133,6 +133,11 @@ class _Recorder:
         self.versions: dict[str, int] = {}
         """How many times each name has been bound so far in the function walked: an argument's text carries the
         versions of the names it reads, so ``svi.run(k)`` twice with ``svi`` rebound between is two texts."""
+        self.local_classes: dict[str, tuple[str, frozenset[str]]] = {}
+        """Classes defined in the function walked: each one's base as the module spells it (one of the run's
+        classes) and the methods it defines itself. An instance runs the base's methods it does not override."""
+        self.overridden: dict[str, frozenset[str]] = {}
+        """For a name holding an instance of a local class: the methods its own class defines (not the base's)."""
 
     def callee(self, func: ast.expr, types: Mapping[str, str], self_name: str | None, cls: str | None) -> str | None:
         """The callee as the module spells it, when it may be a function or method of the run."""
@@ -150,7 +155,7 @@ class _Recorder:
         if head == self_name and cls is not None and rest.count(".") <= 1:
             return f"{cls}.{rest}"  # `self.m(...)`, or `self.solver.solve(...)` through the attribute's class
         if head in types and "." not in rest:
-            return f"{types[head]}.{rest}"
+            return f"{types[head]}.{rest}" if rest not in self.overridden.get(head, ()) else None
         if head in self.heads or head in self.defined:
             return spelled
         return None
@@ -186,7 +191,20 @@ class _Recorder:
         names = {p.arg for p in params} | {a.arg for a in (args.vararg, args.kwarg) if a is not None}
         names.discard(self_name or "")
         self.versions = {}
+        self.local_classes = {}
+        self.overridden = {}
         self.body(node.body, caller, _derived(node, names), types, self_name, cls, None, ())
+
+    def local_class(self, node: ast.ClassDef, types: Mapping[str, str], self_name: str | None, cls: str | None) -> None:
+        """Note a class defined in a function when one of its bases is the run's (the first such base is kept:
+        a method it does not define itself is looked for there)."""
+        self.local_classes.pop(node.name, None)
+        for base in node.bases:
+            spelled = self.callee(base, types, self_name, cls)
+            if spelled is not None:
+                own = frozenset(item.name for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
+                self.local_classes[node.name] = (spelled, own)
+                return
 
     def body(self, statements: Sequence[ast.stmt], caller: str, params: set[str], types: dict[str, str],
              self_name: str | None, cls: str | None, loop: tuple[str, int, frozenset[str]] | None,
@@ -196,6 +214,8 @@ class _Recorder:
 
     def statement(self, node: ast.stmt, caller: str, params: set[str], types: dict[str, str], self_name: str | None,
                   cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
+        if isinstance(node, ast.ClassDef) and caller:
+            self.local_class(node, types, self_name, cls)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return  # their own bodies run when they are called (top-level ones are walked apart)
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
@@ -232,12 +252,20 @@ class _Recorder:
                 made = annotation_name(node.annotation)
                 if made is not None and made.split(".", 1)[0] not in (self.heads | self.defined):
                     made = None
+            overridden: frozenset[str] = frozenset()
             if made is None and isinstance(value, ast.Call):
-                made = self.callee(value.func, types, self_name, cls)
+                local = self.local_classes.get(value.func.id) if isinstance(value.func, ast.Name) else None
+                if local is not None:
+                    made, overridden = local  # an instance of a class defined here: its base's methods
+                else:
+                    made = self.callee(value.func, types, self_name, cls)
             for target in targets:
                 if isinstance(target, ast.Name):
+                    self.overridden.pop(target.id, None)
                     if made is not None:
                         types[target.id] = made
+                        if overridden:
+                            self.overridden[target.id] = overridden
                     else:
                         types.pop(target.id, None)
         blocks = [getattr(node, field, None) for field in ("body", "orelse", "finalbody")]

@@ -217,7 +217,59 @@ CASES: dict[str, Case] = {
                     fit([np.ones(3, np.float32), np.ones(3, np.float32)])
             """,
     }, [("use.py", 9, "JC102")], 3, 1),
+    "a base class's method, run in a loop on an instance of a class defined in the function": ({
+        "model.py": """\
+            import jax
+            class Model:
+                def get_map(self):
+                    def double(x):
+                        return x * 2.0
+                    return double
+                def update(self, x):
+                    apply = jax.jit(jax.vmap(self.get_map()))
+                    return apply(x)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.model import Model
+            def run():
+                class Local(Model):
+                    def describe(self):
+                        return "local"
+                problem = Local()
+                x = np.ones((3, 2), np.float32)
+                for _ in range(3):
+                    x = problem.update(x)
+            """,
+    }, [("model.py", 8, "JC701")], 3, 1),
     # -- the same callable re-wrapped: no new cache key -------------------------------------------------
+    "a local class that overrides the method: the base's method never runs": ({
+        "model.py": """\
+            import jax
+            class Model:
+                def get_map(self):
+                    def double(x):
+                        return x * 2.0
+                    return double
+                def update(self, x):
+                    apply = jax.jit(jax.vmap(self.get_map()))
+                    return apply(x)
+            """,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg.model import Model
+            halve = jax.jit(lambda x: x / 2.0)
+            def run():
+                class Local(Model):
+                    def update(self, x):
+                        return halve(x)
+                problem = Local()
+                x = np.ones((3, 2), np.float32)
+                for _ in range(3):
+                    x = problem.update(x)
+            """,
+    }, [], 1, 1),
     "a callable built once before the loop": ({
         "use.py": """\
             import functools
