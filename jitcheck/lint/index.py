@@ -878,11 +878,11 @@ def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | Non
     cache.save(keys)
     if parsed is not None:
         parsed |= cache.parsed
-    imported = _imported_modules(summary for _, _, summary, _ in read)
+    imported = imported_modules(summary for _, _, summary, _ in read)
     names: dict[Path, str] = {}
     contents: dict[str, str] = {}
     for path, name, summary, key in read:
-        name = names[path] = _namespace_name(path, name, imported)
+        name = names[path] = namespace_name(path, name, imported)
         if name not in summaries:
             summaries[name] = summary
             paths[name] = path.as_posix()
@@ -894,7 +894,7 @@ def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | Non
     return index
 
 
-def _imported_modules(summaries: Iterable[Summary]) -> set[str]:
+def imported_modules(summaries: Iterable[Summary]) -> set[str]:
     """Every dotted name the run's modules import, and each of its prefixes (the modules it may name)."""
     found: set[str] = set()
     for summary in summaries:
@@ -905,7 +905,7 @@ def _imported_modules(summaries: Iterable[Summary]) -> set[str]:
     return found
 
 
-def _namespace_name(path: Path, name: str, imported: set[str]) -> str:
+def namespace_name(path: Path, name: str, imported: set[str]) -> str:
     """The name the run's own imports give a module that no package holds: a file in folders without
     ``__init__.py`` is imported through them as namespace packages (PEP 420) from a folder on ``sys.path``
     (``from applications.plasticity.models import Model`` from the project's root), and by its file name

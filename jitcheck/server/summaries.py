@@ -33,6 +33,9 @@ class Summaries:
         self._roots: set[Path] = set()
         self._joined: lint_index.ProjectIndex | None = None
         self._keys: dict[str, str] | None = None
+        self._names: dict[Path, str] | None = None
+        """Each file's module name as the command line gives it (:func:`jitcheck.lint.index.namespace_name`:
+        a file in folders without ``__init__.py`` is named as the project's own imports name it)."""
         self._texts: dict[Path, str] = {}
         """The text each shown file's summary was last made from (the same text again changes nothing)."""
         self._pieces: dict[str, _Piece] = {}
@@ -62,21 +65,31 @@ class Summaries:
     def _put(self, path: Path, summary: lint_index.Summary) -> None:
         if path.name == "__init__.py":
             summary = {**summary, "package": True}
+        old = self._by_path.get(path)
         self._by_path[path] = (lint_index.module_name(path), summary)
         self._joined = None
         self._keys = None
+        if old is None or old[1].get("imports") != summary.get("imports"):
+            self._names = None  # what the project imports names its namespace-package modules
+
+    def _naming(self) -> dict[Path, str]:
+        if self._names is None:
+            imported = lint_index.imported_modules(summary for _, summary in self._by_path.values())
+            self._names = {path: lint_index.namespace_name(path, name, imported) for path, (name, _) in self._by_path.items()}
+        return self._names
 
     def module(self, path: Path) -> str:
-        """The module name the file is indexed under."""
-        found = self._by_path.get(path.resolve())
-        return found[0] if found else lint_index.module_name(path)
+        """The module name the file is indexed under (the command line's name for it)."""
+        resolved = path.resolve()
+        return self._naming()[resolved] if resolved in self._by_path else lint_index.module_name(path)
 
     def joined(self) -> lint_index.ProjectIndex:
         """The index of every summarized file, as the command line builds it for a run."""
         if self._joined is None:
+            names = self._naming()
             summaries: dict[str, lint_index.Summary] = {}
-            for name, summary in self._by_path.values():
-                summaries.setdefault(name, summary)
+            for path, (_, summary) in self._by_path.items():
+                summaries.setdefault(names[path], summary)
             self._joined = lint_index.ProjectIndex(summaries)
         return self._joined
 
@@ -181,6 +194,7 @@ class Summaries:
             if self._by_path.pop(path, None) is not None:
                 self._joined = None
                 self._keys = None
+                self._names = None
 
     def dependents(self, path: Path) -> frozenset[Path]:
         """The open files whose imports reach ``path``'s module, directly or through others."""

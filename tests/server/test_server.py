@@ -373,6 +373,32 @@ def test_a_file_is_judged_with_what_the_project_defines_and_again_when_that_chan
     session(tmp_path, body, options=NEVER)
 
 
+def test_a_module_in_namespace_packages_is_named_as_the_command_line_names_it(tmp_path: Path) -> None:
+    """Folders without ``__init__.py`` (PEP 420): ``use.py`` imports ``apps.plastic.models`` by that name, so the
+    command line links its loop to the method that jits anew; the editor must name the module the same way
+    and publish the same finding (it used to name it ``models`` and miss the caller)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.jitcheck]\n")
+    folder = tmp_path / "apps" / "plastic"
+    folder.mkdir(parents=True)
+    models = "import jax\nclass Model:\n    def update(self, x):\n        return jax.jit(jax.vmap(lambda v: v * 2.0))(x)\n"
+    (folder / "models.py").write_text(models)
+    (folder / "use.py").write_text("from apps.plastic.models import Model\n\n\ndef run(x):\n    model = Model()\n"
+                                   "    for _ in range(3):\n        x = model.update(x)\n")
+    cli = subprocess.run([sys.executable, "-m", "jitcheck.lint.cli", "--no-cache", "-q", "."], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=WAIT)
+    where, help_line = cli.stdout.strip().split("\n")
+    assert where.startswith("apps/plastic/models.py:4:") and " JC104 " in where, cli.stdout + cli.stderr
+    assert "called again and again by the project's code" in where  # the caller's loop in use.py is linked
+
+    async def body(editor: Editor) -> None:
+        uri = editor.open("apps/plastic/models.py", models)
+        found = await editor.diagnostics(uri, version=1)
+        assert codes(found) == ["JC104"] and found[0].range.start.line == 3
+        assert found[0].message == f"{where.split(' JC104 ', 1)[1]}\n{help_line.strip()}"
+
+    session(tmp_path, body, options=NEVER)
+
+
 def test_hover_on_a_noqa_code_shows_the_rule(tmp_path: Path) -> None:
     rule = rules.BY_CODE["JC104"]
     text = "import jax\n\nf = jax.jit(lambda x: x)  # noqa: JC104, JC2\n"
