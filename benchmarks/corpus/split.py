@@ -59,6 +59,7 @@ MOVED_TO_DEVELOPMENT: dict[str, str] = {
     "apax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
     "phyjax2d": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
     "sgmcmcjax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "distrax": "its sealed findings were read after the sealed score of 4 December 2026 (12:56 UTC) to judge the 8 it left unjudged, and they informed a rule (an arm of an if/elif on the loop variable runs in one iteration)",
 }
 """Libraries the rule sealed that moved to development, and why (issue 23: a library whose findings
 informed a rule moves to development). Their names stay sealed by the hash; they are not sealed now."""

@@ -371,7 +371,13 @@ class Collector(cst.CSTVisitor):
         arms = self.frames[-1].arms
         self.frames[-1].memos += memo
         arms.append((id(node), 0))
+        loops = self.frames[-1].loop_nodes
+        loop = loops[-1] if loops and _one_iteration(node.test, loops[-1]) else None
+        if loop is not None:  # the innermost loop runs this arm in one of its iterations only
+            self._leave_loop()
         node.body.visit(self)
+        if loop is not None:
+            self._enter_loop(loop)
         arms.pop()
         self.frames[-1].memos -= memo
         if node.orelse is not None:
@@ -535,6 +541,51 @@ def _memo_guard(node: cst.If) -> int:
                 for assigned in stored:
                     assigned.visit(stores)
     return 1 if stores.found else 0
+
+
+def _one_iteration(test: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+    """True when ``test`` holds in one iteration of ``loop`` at most: ``for mode in ("a", "b"):`` over distinct
+    constants, and ``if mode == "b":`` (either side), with ``mode`` not bound again in the loop's body. An arm of
+    an ``if``/``elif`` chain on the loop variable runs once per run of the loop, not on every iteration."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name):
+        return False
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 \
+            or not isinstance(test.comparisons[0].operator, cst.Equal):
+        return False
+    left, right = test.left, test.comparisons[0].comparator
+    name = loop.target.value
+    if not any(isinstance(side, cst.Name) and side.value == name and isinstance(other, _CONSTANTS)
+               for side, other in ((left, right), (right, left))):
+        return False
+    iterable = loop.iter
+    if not isinstance(iterable, (cst.List, cst.Tuple, cst.Set)) or not iterable.elements:
+        return False
+    values = [element.value for element in iterable.elements]
+    if any(isinstance(element, cst.StarredElement) for element in iterable.elements) \
+            or not all(isinstance(value, _CONSTANTS) for value in values):
+        return False
+    texts = [cst.Module([]).code_for_node(value) for value in values]
+    if len(set(texts)) != len(texts):
+        return False  # a value twice: its arm runs twice
+    rebinds = _Rebinds({name})
+    loop.body.visit(rebinds)
+    return not rebinds.found
+
+
+_CONSTANTS = (cst.SimpleString, cst.Integer, cst.Float)
+
+
+class _Rebinds(cst.CSTVisitor):
+    """Whether any of ``names`` is bound again (an assignment, a ``for``, a walrus, ``with ... as``) in the code visited."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if _bound_names(node) & self.names:
+            self.found = True
+        return not self.found
 
 
 def _one_item(iterable: cst.BaseExpression) -> bool:

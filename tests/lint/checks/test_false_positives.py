@@ -477,3 +477,32 @@ def test_call_sites_in_two_library_functions_nothing_runs_are_alternatives_not_a
     both = textwrap.dedent(body) + "\ndef grids(x):\n    return to_grid(x), random_grid(3)\n"
     assert shown(both) == [(2, "JC105")]
     assert compiles_of(both, "grids(jnp.ones(3))", "move") == 2
+
+
+def test_an_arm_chosen_by_the_loop_variable_runs_in_one_iteration() -> None:
+    # `for mode in (...)` over distinct constants and `if mode == "a":`: each arm runs in one iteration, so a jit
+    # there runs once per test (here on another argument type in each arm: a different computation).
+    body = """\
+        class Dist:
+            def __init__(self, loc):
+                self.loc = loc
+            def kl(self, other):
+                return jnp.sum((self.loc - jnp.asarray(other)) ** 2)
+
+        def test_kl():
+            d = Dist(jnp.ones(3))
+            for mode in ("arrays", "lists", "scalars", "zeros"):
+                if mode == "arrays":
+                    jax.jit(d.kl)(jnp.zeros(3))
+                elif mode == "lists":
+                    jax.jit(d.kl)([0.0, 0.0, 0.0])
+                else:
+                    jax.jit(lambda v: v + 1)(2.0)
+        """
+    assert check(body) == [(15, "JC104")]  # the else arm runs in two iterations: the same lambda compiled twice
+    assert compiles_of(body, "test_kl()", "kl") == 2  # one compile per arm that runs it, two programs
+    assert compiles_of(body, "test_kl()", "<lambda>") == 2
+    # The variable bound again in the loop, or a value listed twice: the arm may run more than once.
+    again = body.replace('("arrays", "lists", "scalars", "zeros")', '("arrays", "lists", "arrays", "zeros")')
+    assert (11, "JC101") in check(again)
+    assert compiles_of(again, "test_kl()", "kl") == 3
