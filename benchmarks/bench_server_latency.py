@@ -5,7 +5,12 @@ alternate which goes first): open a 5,000-line file of generated JAX modules, th
 keystrokes (one body line replaced, by a text never seen before each time, as typing
 makes), then single edits a user makes: an import line inserted (and removed), a
 module-level def pasted (and removed), an import alias changed (and back). Each figure is
-the time from the message to the ``publishDiagnostics`` of that version. jitcheck runs
+the time from the message to the ``publishDiagnostics`` of that version (for the open, from
+``didOpen``, sent right after ``initialized``, to the first ``publishDiagnostics``, which holds the
+file's complete findings). The open is measured twice: cold cache (a new server in a new folder:
+nothing stored) and, after the script, warm cache (a new server opens the file again and reads
+the parts the first one stored in the folder's ``.jitcheck_cache``; it must publish as many
+findings). jitcheck runs
 with ``debounceMs`` 0 (the debounce is a wait the client chooses, not work), ruff with its
 defaults. ruff's figures are the baseline where ruff is installed (``pip install ruff``; it
 is no test dependency); the absolute targets of issue 25 are for this 2-core machine and
@@ -241,6 +246,17 @@ async def _measure(quick: bool) -> tuple[Figures, Figures, dict[str, int], int]:
                 await _round(session, keystrokes, times[session.name], number, cpu[session.name])
         for session in sessions:
             await session.stop()
+        # A new jitcheck server opens the file again: the parts the first session stored in the folder's
+        # .jitcheck_cache (its "cold" open found none: the folder is new) are read, not judged again.
+        again = Session("jitcheck", servers[0][1], servers[0][2], folder)
+        await again.start()
+        opened, warm_findings = await again.open(path)
+        times["jitcheck"]["open, warm cache"] = [opened]
+        if again.last_cpu is not None:
+            cpu["jitcheck"]["open, warm cache"] = [again.last_cpu]
+        if warm_findings != findings["jitcheck"]:
+            raise SystemExit(f"the warm open published {warm_findings} findings, the cold one {findings['jitcheck']}")
+        await again.stop()
         return times, cpu, findings, lines
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -265,7 +281,10 @@ def run(quick: bool) -> list[str]:
         met = "-" if target is None else ("yes" if mine <= target else "**no**")
         out.append(f"| {label} | {min(ours[name]) * 1e3:.0f} ms | {mine * 1e3:.0f} ms | {baseline} | {goal} | {met} |")
 
-    row("open", statistics.median, TARGETS["open"], "open (cold server, first diagnostics)")
+    row("open", statistics.median, TARGETS["open"], "open, cold cache (new server, nothing stored)")
+    if theirs:
+        theirs["open, warm cache"] = theirs["open"]  # ruff keeps no cache between sessions: its one open
+    row("open, warm cache", statistics.median, TARGETS["open"], "open, warm cache (new server, parts stored by the first)")
     row("keystroke", statistics.median, None, "keystroke, median")
     row("keystroke", _p95, TARGETS["keystroke p95"], "keystroke, p95")
     for name in ("import line", "pasted def", "alias change"):
@@ -284,8 +303,9 @@ def run(quick: bool) -> list[str]:
         if spent["keystroke"]:
             tree = spent["open, with the processes it started"]
             started = f" ({max(tree) * 1e3:.0f} ms with the processes it started)" if tree and max(tree) > max(spent["open"]) else ""
+            warm = f", warm cache {max(spent['open, warm cache']) * 1e3:.0f} ms" if spent.get("open, warm cache") else ""
             out.append(f"- {server} server CPU time (its process's, from /proc, at 10 ms resolution): open "
-                       f"{max(spent['open']) * 1e3:.0f} ms{started}; keystroke median {statistics.median(spent['keystroke']) * 1e3:.0f} ms, "
+                       f"{max(spent['open']) * 1e3:.0f} ms{started}{warm}; keystroke median {statistics.median(spent['keystroke']) * 1e3:.0f} ms, "
                        f"p95 {_p95(spent['keystroke']) * 1e3:.0f} ms; single edits worst "
                        f"{max(v for n in ('import line', 'pasted def', 'alias change') for v in spent[n]) * 1e3:.0f} ms")
     return out

@@ -60,7 +60,10 @@ class Cache:
             return None
 
     def put(self, key: str, findings: list[Finding]) -> None:
-        rows = [f.to_row() for f in findings]
+        self.put_rows(key, [f.to_row() for f in findings])
+
+    def put_rows(self, key: str, rows: list[list[Any]]) -> None:
+        """Store JSON rows of the caller's own shape under ``key`` (the language server keeps parts' findings so)."""
         self.entries[key] = rows
         self.added[key] = rows
         self.dirty = True
@@ -84,6 +87,7 @@ class Cache:
                     entries = dict(list(entries.items())[-MAX_ENTRIES:])
                 write_atomic(self.file, json.dumps({"entries": entries}, separators=(",", ":")))
             self.entries = entries
+            self.added, self.dirty = {}, False  # saved: a later save writes only what is added after it
         except OSError:
             pass  # a cache that cannot be written only makes the next run slower
 

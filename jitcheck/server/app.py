@@ -115,10 +115,16 @@ class JitcheckServer(LanguageServer):
                     self.judged[uri] = Judged(version, text, judgement.findings, settings)
                     self.publish(uri, made)
                 self.judge_dependents(others, uri)
+                if judgement.judged_parts >= SETTLE_PARTS:  # a file's first judgement: kept for the next session
+                    self.analyst.submit("persist", self.persist)
 
             return then
 
         self.analyst.submit(uri, work)
+
+    def persist(self) -> None:
+        """In the analysis thread: write the parts judged so far to the cache folder (after the publication)."""
+        self.project.persist()
 
     def judge_notebook(self, notebook_uri: str) -> None:
         notebook = self.workspace.get_notebook_document(notebook_uri=notebook_uri)

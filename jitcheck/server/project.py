@@ -21,6 +21,7 @@ from jitcheck.server.helpers import Helpers
 from jitcheck.server.index import ProjectIndex
 from jitcheck.server.slices import SlicedChecker
 from jitcheck.server.statements import edited
+from jitcheck.server.stored import PartStore
 from jitcheck.server.summaries import Summaries
 
 
@@ -43,6 +44,8 @@ class Project:
         self.summaries = Summaries()
         self.index: ProjectIndex = self.summaries
         self.checker = SlicedChecker(helpers=Helpers())
+        self.stored = PartStore()
+        """Parts judged in earlier sessions, by configuration (touched by the analysis thread only)."""
         self._last: dict[Path, str] = {}
         """Each file's text last judged: the next text is read as an edit of it."""
 
@@ -60,7 +63,9 @@ class Project:
             return Judgement((), file)
         text = text[1:] if text.startswith("\ufeff") else text
         helpers = self.checker.helpers
-        if helpers is not None and path not in self._last and text.count("\n") > 2 * self.checker.batch_lines:
+        store = self.stored.for_config(file.config)
+        if (helpers is not None and path not in self._last and text.count("\n") > 2 * self.checker.batch_lines
+                and (store is None or not store.entries)):  # (with parts stored, they start if parts are missing)
             helpers.start()  # a long file's first judgement: they load while its statements and summary are read
         self.summaries.load_project(file.config, opened=path)
         # Once per change, for the summary and the parts alike: only the statements the edit touched are parsed.
@@ -70,7 +75,7 @@ class Project:
         before = self.checker.judged_parts
         findings = self.checker.check(text, str(path), file.settings, index=self.summaries.joined(),
                                       module_name=self.summaries.module(path), depends=self.summaries.key(path),
-                                      stale=stale)
+                                      stale=stale, store=store)
         return Judgement(tuple(f for f in findings if f.code in file.select), file,
                          judged_parts=self.checker.judged_parts - before)
 
@@ -91,6 +96,10 @@ class Project:
         if not self.index.on_disk(path):
             return frozenset()
         return before | self.index.dependents(path)
+
+    def persist(self) -> None:
+        """Write the parts judged since the last call to the cache folder, for the next session."""
+        self.stored.save()
 
     def end(self) -> None:
         """End the helper processes (the server is ending)."""

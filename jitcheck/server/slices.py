@@ -28,8 +28,10 @@ import re
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from jitcheck.lint import names
+from jitcheck.lint.cache import Cache
 from jitcheck.lint.check import Checked, check_text
 from jitcheck.lint.evidence import Evidence, Reason
 from jitcheck.lint.findings import Finding
@@ -227,7 +229,8 @@ class SlicedChecker:
         """How many parts were judged anew (the others were reused): for tests and benchmarks."""
 
     def check(self, text: str, path: str, settings: Settings, *, index: ProjectIndex | None = None, module_name: str = "",
-              depends: str = "", tree: ast.Module | None = None, stale: Callable[[], bool] | None = None) -> tuple[Finding, ...]:
+              depends: str = "", tree: ast.Module | None = None, stale: Callable[[], bool] | None = None,
+              store: Cache | None = None) -> tuple[Finding, ...]:
         """The same findings as ``check_text(text, path, settings, index=index, module_name=module_name)``, in order.
 
         ``depends`` is a digest of what the module's findings depend on in ``index`` (the
@@ -235,7 +238,9 @@ class SlicedChecker:
         a part is reused only while it is the same. ``tree`` is Python's syntax tree of ``text``
         when the caller has it already. The parts to judge are judged in batches of about ``batch_lines``
         lines, by this thread from the first and by the helpers (if any) from the last; before each, ``stale()``
-        says whether a newer text has come (then :class:`Superseded` is raised).
+        says whether a newer text has come (then :class:`Superseded` is raised). ``store`` holds parts judged in
+        earlier sessions (:mod:`jitcheck.server.stored`): a part found there is not judged again, a part judged
+        here is added to it (the caller saves it).
         """
         self._index, self._module = index, module_name
         found = statements(text, tree)
@@ -263,6 +268,10 @@ class SlicedChecker:
                     keys.clear()
                 keys[texts] = key
             stored = self._kept.get(key)
+            if stored is None and store is not None:
+                stored = _from_rows(store.entries.get(key.hex()), path, len(members))
+                if stored is not None:
+                    self._keep(key, stored)
             if stored is None:
                 missing.append((key, members))
                 continue
@@ -337,6 +346,8 @@ class SlicedChecker:
             for key, members in batch:
                 part = _Part(tuple(_stored(moved, members)), tuple((member.start, member.end) for member in members))
                 self._keep(key, part)
+                if store is not None:
+                    store.put_rows(key.hex(), _rows(part))
                 results.extend(part.at(members, path))
                 self.judged_parts += 1
         if gave_up.is_set():
@@ -363,6 +374,27 @@ class SlicedChecker:
         self._kept[key] = stored
         while len(self._kept) > self._max:
             self._kept.popitem(last=False)
+
+
+def _rows(part: _Part) -> list[list[Any]]:
+    """A part's findings as JSON rows (:mod:`jitcheck.server.stored`): its members' lines when judged, then each finding."""
+    return [[list(lines) for lines in part.judged],
+            *([item.index, item.line, item.end_line, item.finding.to_row()] for item in part.stored)]
+
+
+def _from_rows(rows: list[list[Any]] | None, path: str, members: int) -> _Part | None:
+    """The part stored as ``rows`` (None: none, or rows of another shape: a damaged store is only a miss)."""
+    if not rows:
+        return None
+    try:
+        judged = tuple((int(first), int(last)) for first, last in rows[0])
+        stored = tuple(_Stored(int(index), int(line), int(end), Finding.from_row(path, row))
+                       for index, line, end, row in rows[1:])
+    except (TypeError, ValueError):
+        return None
+    if len(judged) != members or any(not 0 <= item.index < members for item in stored):
+        return None
+    return _Part(stored, judged)
 
 
 def relocated(evidence: Evidence, where: Callable[[int], int]) -> Evidence:

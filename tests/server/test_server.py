@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -548,3 +549,37 @@ def test_requests_are_answered_while_a_long_analysis_runs_and_stale_work_is_drop
         assert [p.version for p in editor.published[big]] == [last]  # version 1 came back stale, 2 never ran
 
     session(tmp_path, body, options=NEVER)
+
+
+def test_a_file_opened_in_a_new_session_is_read_from_the_parts_the_last_one_stored(tmp_path: Path) -> None:
+    """A long file's first judgement is kept in the folder's .jitcheck_cache; a new server opening it publishes
+    the same findings (the command line's), read from there: a finding altered in the store shows altered."""
+    expected = [(f.line - 1, f.column - 1, f.code, f.message) for f in check_text(LONG, "long.py", Settings()).findings]
+
+    def got(found: list[types.Diagnostic]) -> list[tuple[int, int, str, str]]:
+        return [(d.range.start.line, d.range.start.character, str(d.code), d.message.split("\nhelp: ")[0]) for d in found]
+
+    async def first(editor: Editor) -> None:
+        assert got(await editor.diagnostics(editor.open("long.py", LONG), version=1)) == expected
+        for _ in range(int(WAIT * 10)):  # the parts are written after the publication, in the analysis thread
+            if list((tmp_path / ".jitcheck_cache").glob("*/server-*.json")):
+                break
+            await asyncio.sleep(0.1)
+
+    session(tmp_path, first)
+    [stored] = (tmp_path / ".jitcheck_cache").glob("*/server-*.json")
+    text = stored.read_text()
+    assert text.count("JC1") >= len(expected) == 150
+
+    async def again(editor: Editor) -> None:
+        assert got(await editor.diagnostics(editor.open("long.py", LONG), version=1)) == expected
+
+    session(tmp_path, again)
+    message = expected[0][3]
+    stored.write_text(text.replace(json.dumps(message)[1:-1], "altered in the store"))
+
+    async def altered(editor: Editor) -> None:
+        messages = {m for *_, m in got(await editor.diagnostics(editor.open("long.py", LONG), version=1))}
+        assert "altered in the store" in messages and message not in messages
+
+    session(tmp_path, altered)
