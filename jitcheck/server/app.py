@@ -115,7 +115,7 @@ class JitcheckServer(LanguageServer):
                     self.judged[uri] = Judged(version, text, judgement.findings, settings)
                     self.publish(uri, made)
                 self.judge_dependents(others, uri)
-                if judgement.judged_parts >= SETTLE_PARTS:  # a file's first judgement: kept for the next session
+                if judgement.judged_parts >= SETTLE_PARTS or judgement.stored_summary:  # a file's first judgement
                     self.analyst.submit("persist", self.persist)
 
             return then
@@ -123,7 +123,8 @@ class JitcheckServer(LanguageServer):
         self.analyst.submit(uri, work)
 
     def persist(self) -> None:
-        """In the analysis thread: write the parts judged so far to the cache folder (after the publication)."""
+        """In the analysis thread, after a publication: keep the parts judged so far in the cache folder, and
+        summarize statement by statement what a stored summary stood for (:meth:`Project.persist`)."""
         self.project.persist()
 
     def judge_notebook(self, notebook_uri: str) -> None:

@@ -17,8 +17,8 @@ from typing import Protocol
 class ProjectIndex(Protocol):
     """What the server needs from a project index."""
 
-    def update(self, path: Path, text: str) -> None:
-        """Record ``path``'s current text (called on open, change and save)."""
+    def update(self, path: Path, text: str) -> object:
+        """Record ``path``'s current text (called on open, change and save; what it returns is not read)."""
 
     def remove(self, path: Path) -> None:
         """Forget ``path``'s unsaved text (closed in the editor)."""

@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
+from jitcheck.lint.cache import digest
 from jitcheck.lint.config import ConfigError
 from jitcheck.lint.findings import Finding
 from jitcheck.server.configs import Configs, FileConfig
@@ -34,6 +35,8 @@ class Judgement:
     error: ConfigError | None = None
     judged_parts: int = 0
     """How many of its parts were judged anew (the others' findings were kept)."""
+    stored_summary: bool = False
+    """Whether the file's summary was read from the cache folder (it is summarized statement by statement later)."""
 
 
 class Project:
@@ -47,6 +50,8 @@ class Project:
         self.stored = PartStore()
         """Parts judged in earlier sessions, by configuration (touched by the analysis thread only)."""
         self._last: dict[Path, str] = {}
+        self._unwarmed: list[tuple[Path, str]] = []
+        """Files whose stored summary was used: summarized statement by statement later (:meth:`persist`)."""
         """Each file's text last judged: the next text is read as an edit of it."""
 
     def judge(self, path: Path, text: str, stale: Callable[[], bool] | None = None) -> Judgement:
@@ -70,14 +75,23 @@ class Project:
         self.summaries.load_project(file.config, opened=path)
         # Once per change, for the summary and the parts alike: only the statements the edit touched are parsed.
         edited(self._last.get(path), text)
+        first = path not in self._last
         self._last[path] = text
-        self.summaries.update(path, text)
+        # A file's summary (what the project index holds of it) is a function of its text: stored with its parts.
+        summary_key = f"summary:{digest(text.encode('utf-8', 'surrogatepass'), package_init=False)}"
+        stored = store.entries.get(summary_key) if store is not None and first else None
+        known = stored[0][0] if stored and stored[0] and isinstance(stored[0][0], dict) else None
+        summary = self.summaries.update(path, text, known=known)
+        if known is not None:
+            self._unwarmed.append((path, text))
+        elif first and summary is not None and store is not None:
+            store.put_rows(summary_key, [[summary]])
         before = self.checker.judged_parts
         findings = self.checker.check(text, str(path), file.settings, index=self.summaries.joined(),
                                       module_name=self.summaries.module(path), depends=self.summaries.key(path),
                                       stale=stale, store=store)
         return Judgement(tuple(f for f in findings if f.code in file.select), file,
-                         judged_parts=self.checker.judged_parts - before)
+                         judged_parts=self.checker.judged_parts - before, stored_summary=known is not None)
 
     def changed(self, path: Path, text: str) -> frozenset[Path]:
         """Record ``path``'s new text in the index; the other files to judge again."""
@@ -98,8 +112,11 @@ class Project:
         return before | self.index.dependents(path)
 
     def persist(self) -> None:
-        """Write the parts judged since the last call to the cache folder, for the next session."""
+        """After a publication: write the parts judged since the last call to the cache folder, for the next
+        session, and summarize statement by statement the files whose stored summary was used."""
         self.stored.save()
+        while self._unwarmed:
+            self.summaries.warm(*self._unwarmed.pop())
 
     def end(self) -> None:
         """End the helper processes (the server is ending)."""

@@ -113,25 +113,35 @@ class Summaries:
         return found
 
     # -- the server's ProjectIndex ---------------------------------------------------------------
-    def update(self, path: Path, text: str, tree: ast.Module | None = None) -> None:
+    def update(self, path: Path, text: str, tree: ast.Module | None = None,
+               known: lint_index.Summary | None = None) -> lint_index.Summary | None:
         """The file's unsaved text; while it does not parse (an empty summary), the last summary stays.
 
-        ``tree`` is Python's syntax tree of ``text`` when the caller has it already.
+        ``tree`` is Python's syntax tree of ``text`` when the caller has it already; ``known`` is ``summarize(text)``
+        when the caller has it already (stored by an earlier session: :meth:`summarize` is then left for later).
+        Returns the text's summary, put in the index (None: the same text as last time, or the last summary stays).
         """
         path = path.resolve()
         self._shown.add(path)
         if self._texts.get(path) == text:
-            return
+            return None
         self._texts[path] = text
-        summary = self.summarize(text, tree)
+        summary = known if known is not None else self.summarize(text, tree)
         old = self._by_path.get(path)
         if not any(summary.values()) and text.strip():
             if old is None and any(path.is_relative_to(root) for root in self._roots):
                 self._read(path)  # the file on disk, as load_project left it for this text
             if path in self._by_path:
-                return
+                return None
         if old is None or old[1] != (summary if path.name != "__init__.py" else {**summary, "package": True}):
             self._put(path, summary)
+        return summary
+
+    def warm(self, path: Path, text: str) -> None:
+        """Summarize ``text`` statement by statement (its summary was stored), so that the next edit's summary
+        reads only the statements it touched; nothing if the file's text changed meanwhile."""
+        if self._texts.get(path.resolve()) == text:
+            self.summarize(text)
 
     def summarize(self, text: str, tree: ast.Module | None = None) -> lint_index.Summary:
         """:func:`jitcheck.lint.index.summarize` of ``text``, joined from the summaries of its top-level

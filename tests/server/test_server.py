@@ -571,8 +571,14 @@ def test_a_file_opened_in_a_new_session_is_read_from_the_parts_the_last_one_stor
     text = stored.read_text()
     assert text.count("JC1") >= len(expected) == 150
 
+    edited = LONG.replace("def loss_3(p, x):", "def loss_3(p, x, scale=2):").replace("step_7 = jax.jit(loss_7)\n", "")
+    after = [(f.line - 1, f.column - 1, f.code, f.message) for f in check_text(edited, "long.py", Settings()).findings]
+
     async def again(editor: Editor) -> None:
-        assert got(await editor.diagnostics(editor.open("long.py", LONG), version=1)) == expected
+        uri = editor.open("long.py", LONG)
+        assert got(await editor.diagnostics(uri, version=1)) == expected
+        # an edit after it (its summary was stored too): judged as the command line does
+        assert got(await editor.diagnostics(uri, version=editor.change(uri, edited))) == after
 
     session(tmp_path, again)
     message = expected[0][3]
