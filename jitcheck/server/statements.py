@@ -12,6 +12,7 @@ import bisect
 import dataclasses
 from collections import OrderedDict
 
+from jitcheck.lint.astwalk import children, walk
 from jitcheck.lint.index import python_tree
 
 _Scoped = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -56,15 +57,16 @@ def _binds(node: ast.stmt) -> frozenset[str]:
                 found.add(item.name)
         if isinstance(item, ast.NamedExpr) and isinstance(item.target, ast.Name):
             found.add(item.target.id)  # a walrus binds in its function, or at module level: counted either way
-        for child in ast.iter_child_nodes(item):
-            visit(child, in_function or isinstance(item, _Scoped))
+        inner = in_function or isinstance(item, _Scoped)
+        for child in children(item):
+            visit(child, inner)
 
     visit(node, False)
     return frozenset(found)
 
 
 def _loads(node: ast.stmt) -> frozenset[str]:
-    return IMPLICIT | frozenset(item.id for item in ast.walk(node) if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load))
+    return IMPLICIT | frozenset(item.id for item in walk(node) if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load))
 
 
 def statements(text: str, tree: ast.Module | None = None) -> list[Statement] | None:
