@@ -799,8 +799,25 @@ def _installed_path(name: str) -> tuple[Path | None, Path | None]:
     return path, folder
 
 
+_INSTALLED: dict[str, tuple[depcache.Stamp, Summary | None]] = {}
+"""Installed modules' summaries already made in this process, by file, with the file's stamp when read:
+every index of the process (each notebook's, the language server's of each check) reads an installed file
+once while its size and modification time are unchanged (summaries are never changed once made)."""
+
+
 def _read_installed(path: Path) -> Summary | None:
-    """The summary of an installed module's source file (none over 2 MB)."""
+    """The summary of an installed module's source file (none over 2 MB), made again only when the file changed."""
+    key = str(path)
+    now = depcache.stamp(key)
+    kept = _INSTALLED.get(key)
+    if kept is not None and kept[0] == now and now:
+        return kept[1]
+    summary = _summarize_installed(path)
+    _INSTALLED[key] = (now, summary)
+    return summary
+
+
+def _summarize_installed(path: Path) -> Summary | None:
     try:
         if os.path.getsize(path) > 2_000_000:
             return None
