@@ -50,9 +50,11 @@ class Project:
         self.stored = PartStore()
         """Parts judged in earlier sessions, by configuration (touched by the analysis thread only)."""
         self._last: dict[Path, str] = {}
+        """Each file's text last judged: the next text is read as an edit of it."""
         self._unwarmed: list[tuple[Path, str]] = []
         """Files whose stored summary was used: summarized statement by statement later (:meth:`persist`)."""
-        """Each file's text last judged: the next text is read as an edit of it."""
+        self._completed: set[Path] = set()
+        """The files judged to the end in this session (one given up for a newer text reads the store again)."""
 
     def judge(self, path: Path, text: str, stale: Callable[[], bool] | None = None) -> Judgement:
         """What ``jitcheck`` says about ``text`` as the content of ``path``; :class:`~jitcheck.server.slices.Superseded`
@@ -75,9 +77,11 @@ class Project:
         self.summaries.load_project(file.config, opened=path)
         # Once per change, for the summary and the parts alike: only the statements the edit touched are parsed.
         edited(self._last.get(path), text)
-        first = path not in self._last
+        first = path not in self._completed
         self._last[path] = text
-        # A file's summary (what the project index holds of it) is a function of its text: stored with its parts.
+        # A file's first judgement in a session reads and adds to the stored parts (an edit's parts are not stored:
+        # the store stays the size of the files opened). Its summary for the project index is a function of its
+        # text: stored with them.
         summary_key = f"summary:{digest(text.encode('utf-8', 'surrogatepass'), package_init=False)}"
         stored = store.entries.get(summary_key) if store is not None and first else None
         known = stored[0][0] if stored and stored[0] and isinstance(stored[0][0], dict) else None
@@ -89,7 +93,8 @@ class Project:
         before = self.checker.judged_parts
         findings = self.checker.check(text, str(path), file.settings, index=self.summaries.joined(),
                                       module_name=self.summaries.module(path), depends=self.summaries.key(path),
-                                      stale=stale, store=store)
+                                      stale=stale, store=store if first else None)
+        self._completed.add(path)
         return Judgement(tuple(f for f in findings if f.code in file.select), file,
                          judged_parts=self.checker.judged_parts - before, stored_summary=known is not None)
 
