@@ -48,6 +48,8 @@ class ProjectIndex(Protocol):
 
     def attribute_type(self, qualified_class: str, attr: str, depth: int = 0) -> str | None: ...
 
+    def attribute_default(self, qualified_class: str, attr: str, depth: int = 0) -> str | None: ...
+
     def returned_class(self, qualified: str) -> str | None: ...
 
     def call_sites(self) -> dict[str, list[Site]]: ...
@@ -435,8 +437,16 @@ def reached(index: ProjectIndex, module: str, spelled: str) -> str | None:
     owner, _, method = qualified.rpartition(".")
     held = index.cls(owner)
     if held is None and index.cls(owner.rpartition(".")[0]) is not None:
-        typed = index.attribute_type(owner.rpartition(".")[0], owner.rpartition(".")[2])  # `self.solver.solve(...)`
+        holder, _, attr = owner.rpartition(".")
+        typed = index.attribute_type(holder, attr)  # `self.solver.solve(...)`
         held = index.cls(typed) if typed is not None else None
+        if held is None or _defining(index, held, method, 0) is None:
+            # the declared class (`self.solver: Base = solver`) lacks the method: the object the
+            # constructor makes when given none (`solver = Plain()`) is the one the code shows
+            default = index.attribute_default(holder, attr)
+            made = index.cls(default) if default is not None else None
+            if made is not None and _defining(index, made, method, 0) is not None:
+                held = made
     if held is None:
         made = index.returned_class(owner)  # `t = make()` with `def make() -> T`
         held = index.cls(made) if made is not None else None

@@ -194,6 +194,7 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
                     else:
                         stored.add(target.id)
     self_calls: dict[str, int] = {}
+    defaults: dict[str, str] = {}
     for statement in node.body:
         if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -202,6 +203,7 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
             continue
         receiver = params[0].arg
         annotations = {a.arg: _annotation_name(a.annotation) for a in params[1:] if a.annotation is not None}
+        made_locally = _constructed(statement, {a.arg for a in params[1:]})
         for inner in walk(statement):
             targets: list[ast.expr] = []
             value: ast.expr | None = None
@@ -225,8 +227,12 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
                         held = annotations[value.id]
                     if held is not None:
                         types.setdefault(target.attr, held)
+                    if isinstance(value, ast.Name) and value.id in made_locally:
+                        defaults.setdefault(target.attr, made_locally[value.id])
     bases = [b for b in (_dotted(base) for base in node.bases) if b is not None]
     facts: dict[str, Any] = {"bases": bases, "methods": methods, "stored": sorted(stored), "types": types}
+    if defaults:
+        facts["defaults"] = defaults  # `if p is None: p = C()` then `self.a = p`: the class `a` holds by default
     if self_calls:
         facts["self_calls"] = self_calls  # `self.m(...)` calls in its methods, by name: a subclass's reach a base's m
     for decorator in node.decorator_list:
@@ -238,6 +244,19 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
             facts["dataclass"] = {"frozen": bool(options.get("frozen")), "eq": options.get("eq", True) is not False,
                                   "unsafe_hash": bool(options.get("unsafe_hash")), "literal": literal}
     return facts
+
+
+def _constructed(method: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> dict[str, str]:
+    """The parameters a method rebinds to a constructor call (``if solver is None: solver = Solver()``), each
+    with the class its one such call names: the object the parameter holds when the caller passes none."""
+    made: dict[str, set[str]] = {}
+    for inner in walk(method):
+        if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name) \
+                and inner.targets[0].id in params and isinstance(inner.value, ast.Call):
+            spelled = _dotted(inner.value.func)
+            if spelled is not None:
+                made.setdefault(inner.targets[0].id, set()).add(spelled)
+    return {name: next(iter(spelled)) for name, spelled in made.items() if len(spelled) == 1}
 
 
 def python_tree(source: str | bytes) -> ast.Module | None:
@@ -754,6 +773,22 @@ class ProjectIndex:
             return self.resolve_in(module, held)
         for base in facts["bases"]:
             held = self.attribute_type(self.resolve_in(module, base), attr, depth + 1)
+            if held is not None:
+                return held
+        return None
+
+    def attribute_default(self, qualified_class: str, attr: str, depth: int = 0) -> str | None:
+        """The qualified class an instance attribute holds when its constructor's caller passes none
+        (``if solver is None: solver = Solver()`` then ``self.solver = solver``), if known."""
+        found = self.cls(qualified_class)
+        if found is None or depth > 12:
+            return None
+        module, facts = found
+        held = facts.get("defaults", {}).get(attr)
+        if held is not None:
+            return self.resolve_in(module, held)
+        for base in facts["bases"]:
+            held = self.attribute_default(self.resolve_in(module, base), attr, depth + 1)
             if held is not None:
                 return held
         return None

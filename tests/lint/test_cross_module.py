@@ -242,6 +242,86 @@ CASES: dict[str, Case] = {
                     x = problem.update(x)
             """,
     }, [("model.py", 8, "JC701")], 3, 1),
+    "a method of the class a constructor makes when given none, through an attribute declared as its base": ({
+        "parts.py": """\
+            import jax
+            import jax.numpy as jnp
+            class Part:
+                def attach(self, owner):
+                    self.owner = owner
+            class PlainPart(Part):
+                def solve(self, x):
+                    @jax.jit
+                    def objective(v):
+                        return v - self.owner.target * 0.5
+                    return objective(x)
+            """,
+        "runner.py": """\
+            from typing import Optional
+            from pkg.parts import Part, PlainPart
+            class Runner:
+                def __init__(self, target, part: Optional[Part] = None):
+                    self.target = target
+                    if part is None:
+                        part = PlainPart()
+                    self.part: Part = part
+                    self.part.attach(self)
+                def step(self, x):
+                    return self.part.solve(x)
+                def run(self, x, steps):
+                    for _ in range(steps):
+                        x = self.step(x)
+                    return x
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.runner import Runner
+            def run():
+                Runner(np.ones(3, np.float32)).run(np.ones(3, np.float32), 3)
+            """,
+    }, [("parts.py", 8, "JC105")], 3, 1),
+    "the default a constructor makes is another subclass: the look-alike's method never runs": ({
+        "parts.py": """\
+            import jax
+            import jax.numpy as jnp
+            class Part:
+                def attach(self, owner):
+                    self.owner = owner
+            class PlainPart(Part):
+                def solve(self, x):
+                    @jax.jit
+                    def objective(v):
+                        return v - self.owner.target * 0.5
+                    return objective(x)
+            halve = jax.jit(lambda x: x / 2.0)
+            class QuietPart(Part):
+                def solve(self, x):
+                    return halve(x)
+            """,
+        "runner.py": """\
+            from typing import Optional
+            from pkg.parts import Part, QuietPart
+            class Runner:
+                def __init__(self, target, part: Optional[Part] = None):
+                    self.target = target
+                    if part is None:
+                        part = QuietPart()
+                    self.part: Part = part
+                    self.part.attach(self)
+                def step(self, x):
+                    return self.part.solve(x)
+                def run(self, x, steps):
+                    for _ in range(steps):
+                        x = self.step(x)
+                    return x
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.runner import Runner
+            def run():
+                Runner(np.ones(3, np.float32)).run(np.ones(3, np.float32), 3)
+            """,
+    }, [], 1, 1),
     # -- the same callable re-wrapped: no new cache key -------------------------------------------------
     "a local class that overrides the method: the base's method never runs": ({
         "model.py": """\
