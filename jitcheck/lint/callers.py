@@ -548,6 +548,21 @@ def _place(index: ProjectIndex, site: Site) -> str:
     return f"{path or site.module}:{site.line}"
 
 
+def _test_callers(sites: Sequence[Site]) -> list[Site]:
+    """One site for each test function (``test...`` in a ``test_*``/``*_test`` module) that calls the function in
+    its own body: a test runner runs every test of a session in one process, so two such tests run it twice there,
+    eagerly (a call in a nested function or a lambda is not recorded, a traced test function not walked). Only
+    when every such call passes the same arguments (by their text) are the runs shown to be the same computation:
+    tests of two systems, or of another option, are not."""
+    found: dict[tuple[str, str], Site] = {}
+    for site in sites:
+        stem = site.module.rsplit(".", 1)[-1]
+        test_module = stem.startswith("test") or stem.endswith("_test") or stem.endswith("_tests")
+        if test_module and site.caller.rsplit(".", 1)[-1].startswith("test"):
+            found.setdefault((site.module, site.caller), site)
+    return list(found.values())
+
+
 def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
                        seen: frozenset[str] = frozenset()) -> Elsewhere | None:
     """The evidence, from the run's call records, that the function ``qualified`` runs more than once: a call in
@@ -575,6 +590,10 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
         if len(kept) >= 2:
             where = ", ".join(_place(index, s) for s in kept[:3])
             return Elsewhere(tuple(kept), f"`{name}` is called at {where}, which can all run")
+    tests = _test_callers(sites)
+    if len(tests) >= 2 and all(sorted(t.texts) == sorted(tests[0].texts) for t in tests):
+        where = ", ".join(f"`{s.caller}` ({_place(index, s)})" for s in tests[:3])
+        return Elsewhere(tuple(tests), f"`{name}` is called by the tests {where}, which one test session all runs")
     for site in sites:
         if not site.caller or site.caller == _UNKNOWN_CALLER:
             continue

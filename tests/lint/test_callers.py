@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
 import textwrap
 from pathlib import Path
 
@@ -288,3 +289,78 @@ def test_the_records_of_a_module() -> None:
     assert sorted(by_line) == [5, 7, 9, 11]  # not numpy's, not under the lambda
     assert by_line[7][:6] == ["Model.fit", 7, "run", ["numbers", 6], ["0"], ["self"]]  # `m` is built from `cfg`
     assert by_line[9][5] == ["1"] and by_line[9][7] == ["8:0"] and by_line[11][7] == ["8:1"]
+
+
+_MASKED = """\
+    from functools import partial
+    import jax
+    import jax.numpy as jnp
+    @partial(jax.jit, static_argnums=(1,))
+    def masked(x, fn):
+        return jnp.where(x > 0, fn(x), 0.0)
+    def energy(x):
+        return masked(x, lambda v: v * 2.0).sum()
+    """
+
+TEST_CALLERS: dict[str, tuple[str, list[tuple[str, int, str]], int]] = {
+    "two test functions of a test module call it eagerly: one session runs it twice": ("""\
+        import numpy as np
+        from pkg.lib import energy
+        def test_small():
+            assert energy(np.ones(3, np.float32)) > 0
+        def test_again():
+            assert energy(np.ones(3, np.float32)) > 0
+        """, [("lib.py", 8, "JC104")], 2),
+    # -- look-alikes: no finding in the default selection ------------------------------------------------
+    "one test function calls it: once per session": ("""\
+        import numpy as np
+        from pkg.lib import energy
+        def test_small():
+            assert energy(np.ones(3, np.float32)) > 0
+        def test_other():
+            assert np.ones(3).sum() == 3
+        """, [], 1),
+    "two tests passing data of other shapes: another program each": ("""\
+        import numpy as np
+        from pkg.lib import energy
+        def test_small():
+            assert energy(np.ones(3, np.float32)) > 0
+        def test_large():
+            assert energy(np.ones(5, np.float32)) > 0
+        """, [], 2),
+    "the second test calls it only under jax.jit: inlined in that trace": ("""\
+        import jax
+        import numpy as np
+        from pkg.lib import energy
+        def test_small():
+            assert energy(np.ones(3, np.float32)) > 0
+        def test_traced():
+            assert jax.jit(lambda x: energy(x))(np.ones(3, np.float32)) > 0
+        """, [], 1),
+}
+
+
+@pytest.mark.parametrize("name", list(TEST_CALLERS))
+def test_two_tests_calling_a_function_eagerly_are_evidence_it_runs_again(
+        name: str, importable: Path, compiles: Compiles) -> None:
+    """Two test functions of a test module that call a library function in their own bodies both run in one test
+    session (one process, one jit cache): the function runs twice, eagerly, and the same calls make it the same
+    computation. One test, a call under a trace in the other, or tests passing other data are not such evidence;
+    jax's count of ``masked``'s compiles agrees (two compiles of two programs are not a repeat)."""
+    source, expected, compiled = TEST_CALLERS[name]
+    write_package(importable, {"lib.py": _MASKED, "test_energy.py": source})
+    assert findings(importable) == expected
+    importlib.invalidate_caches()
+    tests = importlib.import_module("pkg.test_energy")
+    lib = importlib.import_module("pkg.lib")
+    compiles.count = 0
+    before = lib.masked._cache_size()
+    for test in [getattr(tests, n) for n in dir(tests) if n.startswith("test")]:
+        test()
+    assert lib.masked._cache_size() - before == compiled
+    if expected:
+        report = run([importable], config_module.load(importable), Options(jobs=1), importable)
+        assert report.findings[0].evidence.confidence == "high"
+        assert report.findings[0].evidence.again[0].kind == "called-elsewhere"
+        text = report.findings[0].evidence.again[0].text
+        assert text.startswith("`energy` is called by the tests `test_small` (") and "pkg/test_energy.py:4)" in text
