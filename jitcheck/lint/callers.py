@@ -563,6 +563,32 @@ def _test_callers(sites: Sequence[Site]) -> list[Site]:
     return list(found.values())
 
 
+def _inherited_self_calls(index: ProjectIndex, qualified: str) -> list[Site]:
+    """The calls ``self.m(...)`` in loops of a base class's own methods that reach ``qualified``, a method ``m``
+    its class overrides: on an instance of the class, the base's loop runs the override on every iteration (a
+    base's ``solve`` loop over ``self.step()``). A base's single ``self.m()`` is not followed to the base
+    method's callers: they may call it on other objects each time (a loop over a model's layers)."""
+    owner, _, method = qualified.rpartition(".")
+    chain: list[str] = []
+    found = index.cls(owner)
+    while found is not None and len(chain) < 12:
+        module, facts = found
+        bases = [index.resolve_in(module, base) for base in facts["bases"]]
+        found = None
+        for base in bases:
+            if index.cls(base) is not None:
+                chain.append(base)
+                found = index.cls(base)
+                break
+    sites: list[Site] = []
+    for base in chain:
+        for site in index.call_sites().get(f"{base}.{method}", []):
+            if site.loop_kind is not None and "self=self" in site.texts \
+                    and f"{site.module}.{site.caller.rpartition('.')[0]}" in chain:
+                sites.append(site)
+    return sites
+
+
 def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
                        seen: frozenset[str] = frozenset()) -> Elsewhere | None:
     """The evidence, from the run's call records, that the function ``qualified`` runs more than once: a call in
@@ -570,7 +596,7 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
     once (by the same evidence, three levels at most). None when the records show no repetition."""
     if depth > 3 or qualified in seen:
         return None
-    sites = index.call_sites().get(qualified, [])
+    sites = index.call_sites().get(qualified, []) + _inherited_self_calls(index, qualified)
     if not sites:
         return None
     name = qualified.rsplit(".", 1)[-1]

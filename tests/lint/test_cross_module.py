@@ -280,6 +280,91 @@ CASES: dict[str, Case] = {
                 Runner(np.ones(3, np.float32)).run(np.ones(3, np.float32), 3)
             """,
     }, [("parts.py", 8, "JC105")], 3, 1),
+    "a subclass's override run by its base's own loop over self.step()": ({
+        "loop.py": """\
+            class Loop:
+                def step(self, x):
+                    raise NotImplementedError
+                def run(self, x, steps):
+                    for _ in range(steps):
+                        x = self.step(x)
+                    return x
+            """,
+        "fitter.py": """\
+            import jax
+            from pkg.loop import Loop
+            class Fitter(Loop):
+                def __init__(self, scale):
+                    self.scale = scale
+                def step(self, x):
+                    @jax.jit
+                    def update(v):
+                        return v * self.scale
+                    return update(x)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.fitter import Fitter
+            def run():
+                Fitter(0.5).run(np.ones(3, np.float32), 3)
+            """,
+    }, [("fitter.py", 7, "JC105")], 3, 1),
+    "a base that calls self.step() once: the override runs once per call of the base's method": ({
+        "loop.py": """\
+            class Loop:
+                def step(self, x):
+                    raise NotImplementedError
+                def run_once(self, x):
+                    return self.step(x)
+            """,
+        "fitter.py": """\
+            import jax
+            from pkg.loop import Loop
+            class Fitter(Loop):
+                def __init__(self, scale):
+                    self.scale = scale
+                def step(self, x):
+                    @jax.jit
+                    def update(v):
+                        return v * self.scale
+                    return update(x)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.fitter import Fitter
+            def run():
+                Fitter(0.5).run_once(np.ones(3, np.float32))
+            """,
+    }, [], 1, 1),
+    "a base's single self.step() reached from a loop over other objects: a different program each time": ({
+        "loop.py": """\
+            class Loop:
+                def step(self, x):
+                    raise NotImplementedError
+                def run_once(self, x):
+                    return self.step(x)
+            """,
+        "fitter.py": """\
+            import jax
+            from pkg.loop import Loop
+            class Fitter(Loop):
+                def __init__(self, scale):
+                    self.scale = scale
+                def step(self, x):
+                    @jax.jit
+                    def update(v):
+                        return v * self.scale
+                    return update(x)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.fitter import Fitter
+            def run():
+                x = np.ones(3, np.float32)
+                for child in (Fitter(0.5), Fitter(2.0)):
+                    x = child.run_once(x)
+            """,
+    }, [], 2, 2),
     "the default a constructor makes is another subclass: the look-alike's method never runs": ({
         "parts.py": """\
             import jax
