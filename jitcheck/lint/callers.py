@@ -444,9 +444,9 @@ def reached(index: ProjectIndex, module: str, spelled: str) -> str | None:
             # the declared class (`self.solver: Base = solver`) lacks the method: the object the
             # constructor makes when given none (`solver = Plain()`) is the one the code shows
             default = index.attribute_default(holder, attr)
-            made = index.cls(default) if default is not None else None
-            if made is not None and _defining(index, made, method, 0) is not None:
-                held = made
+            constructed = index.cls(default) if default is not None else None
+            if constructed is not None and _defining(index, constructed, method, 0) is not None:
+                held = constructed
     if held is None:
         made = index.returned_class(owner)  # `t = make()` with `def make() -> T`
         held = index.cls(made) if made is not None else None
