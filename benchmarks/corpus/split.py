@@ -60,6 +60,11 @@ MOVED_TO_DEVELOPMENT: dict[str, str] = {
     "phyjax2d": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
     "sgmcmcjax": "moved by a fixed rule (second byte of the SHA-256 of its name divisible by 3) on 4 December 2026, before its findings were read, so that its wrong findings may inform rules",
     "distrax": "its sealed findings were read after the sealed score of 4 December 2026 (12:56 UTC) to judge the 8 it left unjudged, and they informed a rule (an arm of an if/elif on the loop variable runs in one iteration)",
+    "vbjax": "its 2 wrong default findings (crosscoder.py make_loss, two tests on differently built receivers) were read after the sealed score of 4 December 2026 and informed a rule (a test builds what it passes: the statements it depends on count as its arguments)",
+    "rockpool": "its wrong default finding (autoencoder/learn.py:122, a closure over data of another shape per cluster) was read after the sealed score of 4 December 2026",
+    "folx": "its 2 wrong default findings were read after the sealed score of 4 December 2026 and informed rules (a lambda's default reading the loop variable it shadows; an `if flag:` arm over `[False, True]` runs in one iteration)",
+    "jaxtronomy": "its 3 wrong default findings were read after the sealed score of 4 December 2026 and informed a rule (a static argument that changes on each iteration is a new cache key whatever is hoisted)",
+    "jsmfsb": "its wrong default finding (sim.py:54) was read after the sealed score of 4 December 2026 and run: jax compiled the scan again on every call (5 in 5), so its hand label was fixed to bug",
 }
 """Libraries the rule sealed that moved to development, and why (issue 23: a library whose findings
 informed a rule moves to development). Their names stay sealed by the hash; they are not sealed now."""
