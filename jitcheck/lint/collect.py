@@ -382,7 +382,13 @@ class Collector(cst.CSTVisitor):
         self.frames[-1].memos -= memo
         if node.orelse is not None:
             arms.append((id(node), 1))
+            loop = loops[-1] if loops and isinstance(node.orelse, cst.Else) and _one_iteration(node.test, loops[-1], 1) \
+                else None
+            if loop is not None:
+                self._leave_loop()
             node.orelse.visit(self)
+            if loop is not None:
+                self._enter_loop(loop)
             arms.pop()
         return False
 
@@ -543,33 +549,64 @@ def _memo_guard(node: cst.If) -> int:
     return 1 if stores.found else 0
 
 
-def _one_iteration(test: cst.BaseExpression, loop: cst.CSTNode) -> bool:
-    """True when ``test`` holds in one iteration of ``loop`` at most: ``for mode in ("a", "b"):`` over distinct
-    constants, and ``if mode == "b":`` (either side), with ``mode`` not bound again in the loop's body. An arm of
-    an ``if``/``elif`` chain on the loop variable runs once per run of the loop, not on every iteration."""
+def _one_iteration(test: cst.BaseExpression, loop: cst.CSTNode, arm: int = 0) -> bool:
+    """True when the arm ``arm`` (0: the body, 1: the ``else``) of an ``if`` on ``test`` runs in one iteration of
+    ``loop`` at most. The loop runs over a literal of distinct constants (``for mode in ("a", "b"):``,
+    ``for sharded in [False, True]:``), its variable is not bound again in its body, and the test is
+    ``mode == "b"`` (either side: its body runs in one iteration), ``sharded`` or ``not sharded`` (each arm runs
+    in as many iterations as there are truthy or falsy items). Such an arm runs once per run of the loop, not on
+    every iteration; what changes on each run of it is what the loops around change."""
     if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name):
         return False
-    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 \
-            or not isinstance(test.comparisons[0].operator, cst.Equal):
-        return False
-    left, right = test.left, test.comparisons[0].comparator
     name = loop.target.value
-    if not any(isinstance(side, cst.Name) and side.value == name and isinstance(other, _CONSTANTS)
-               for side, other in ((left, right), (right, left))):
-        return False
     iterable = loop.iter
     if not isinstance(iterable, (cst.List, cst.Tuple, cst.Set)) or not iterable.elements:
         return False
     values = [element.value for element in iterable.elements]
     if any(isinstance(element, cst.StarredElement) for element in iterable.elements) \
-            or not all(isinstance(value, _CONSTANTS) for value in values):
+            or not all(_constant(value) for value in values):
         return False
     texts = [cst.Module([]).code_for_node(value) for value in values]
     if len(set(texts)) != len(texts):
         return False  # a value twice: its arm runs twice
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    tested = test.expression if negated and isinstance(test, cst.UnaryOperation) else test
+    if isinstance(tested, cst.Name) and tested.value == name:
+        truths = [_truthy(value) for value in values]
+        if None in truths:
+            return False
+        runs = sum(1 for truth in truths if truth != negated) if arm == 0 else sum(1 for truth in truths if truth == negated)
+    elif not negated and isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+            and isinstance(test.comparisons[0].operator, cst.Equal):
+        left, right = test.left, test.comparisons[0].comparator
+        if not any(isinstance(side, cst.Name) and side.value == name and _constant(other)
+                   for side, other in ((left, right), (right, left))):
+            return False
+        runs = 1 if arm == 0 else len(values) - 1
+    else:
+        return False
+    if runs > 1:
+        return False
     rebinds = _Rebinds({name})
     loop.body.visit(rebinds)
     return not rebinds.found
+
+
+def _constant(node: cst.BaseExpression) -> bool:
+    return isinstance(node, _CONSTANTS) or (isinstance(node, cst.Name) and node.value in ("True", "False", "None"))
+
+
+def _truthy(node: cst.BaseExpression) -> bool | None:
+    """Whether a constant is truthy (None when not known)."""
+    if isinstance(node, cst.Name):
+        return node.value == "True"
+    if isinstance(node, cst.Integer):
+        return node.evaluated_value != 0
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value not in ("", b"")
+    if isinstance(node, cst.Float):
+        return node.evaluated_value != 0
+    return None
 
 
 _CONSTANTS = (cst.SimpleString, cst.Integer, cst.Float)

@@ -71,6 +71,9 @@ class Sameness(Repetition):
             kind = self.items_kind(self.loop_iterable(loop))
             if kind == "objects" and arguments is not None and self.names_read(arguments) & changing:
                 return None  # called on a differently-built argument each pass: a different program each time
+            if arguments is not None and any(self.names_read(a) & changing for a in _static_arguments(arguments)):
+                # A static argument that changes on each pass is a new cache key on each pass, whatever is hoisted.
+                return None
             if not used:
                 return self.same_code(evidence, fun, why="it reads nothing that changes between iterations")
             return self.judged(evidence, fun, kind, used, "iteration")
@@ -190,13 +193,16 @@ class Sameness(Repetition):
     def names_read(self, node: cst.CSTNode) -> set[str]:
         """The names an expression, or a function's body, reads (a bound method: its receiver's first name)."""
         reader = _Reader()
+        defaults = _Reader()
         target = node.body if isinstance(node, (cst.FunctionDef, cst.Lambda)) else node
         own: set[str] = set()
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             params = node.params
             for param in (*params.posonly_params, *params.params, *params.kwonly_params):
                 if param.default is not None:
-                    param.default.visit(reader)  # `lambda t, c=cov_type: ...` reads `cov_type` where it is made
+                    # `lambda t, c=cov_type: ...` reads `cov_type` where it is made; `lambda x, fn=fn: ...` reads the
+                    # outer `fn`, though the parameter has its name.
+                    param.default.visit(defaults)
             own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
             own |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
             if isinstance(node, cst.FunctionDef):
@@ -213,7 +219,7 @@ class Sameness(Repetition):
             if isinstance(referent, cst.FunctionDef):
                 return self.names_read(referent)
         target.visit(reader)
-        return reader.names - own
+        return (reader.names - own) | defaults.names
 
     def definition_of(self, name: cst.Name) -> cst.CSTNode | None:
         ref = self.single_referent(name)
@@ -466,6 +472,31 @@ def _number(node: cst.BaseExpression) -> bool:
 def _words(text: str) -> set[str]:
     """The words of an argument's source (names and attribute names): what it may read."""
     return set(re.findall(r"[A-Za-z_]\w*", text))
+
+
+def _static_arguments(applied: cst.Call) -> list[cst.BaseExpression]:
+    """The arguments that ``applied``, a call of ``jax.jit(f, static_argnums=..., static_argnames=...)`` made at
+    once, passes as static ones (literal positions and names only)."""
+    wrapper = applied.func
+    if not isinstance(wrapper, cst.Call):
+        return []
+    nums: set[int] = set()
+    names: set[str] = set()
+    for arg in wrapper.args:
+        if arg.keyword is None:
+            continue
+        values = [e.value for e in arg.value.elements] if isinstance(arg.value, (cst.Tuple, cst.List)) else [arg.value]
+        for value in values:
+            if arg.keyword.value == "static_argnums" and isinstance(value, cst.Integer):
+                nums.add(int(value.evaluated_value))
+            elif arg.keyword.value == "static_argnames" and isinstance(value, cst.SimpleString):
+                evaluated = value.evaluated_value
+                if isinstance(evaluated, str):
+                    names.add(evaluated)
+    positional = [a for a in applied.args if a.keyword is None and not a.star]
+    found = [a.value for i, a in enumerate(positional) if i in nums]
+    found += [a.value for a in applied.args if a.keyword is not None and a.keyword.value in names]
+    return found
 
 
 def _names(used: list[str]) -> str:

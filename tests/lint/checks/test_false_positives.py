@@ -506,3 +506,87 @@ def test_an_arm_chosen_by_the_loop_variable_runs_in_one_iteration() -> None:
     again = body.replace('("arrays", "lists", "scalars", "zeros")', '("arrays", "lists", "arrays", "zeros")')
     assert (11, "JC101") in check(again)
     assert compiles_of(again, "test_kl()", "kl") == 3
+
+
+def test_a_lambda_default_reading_the_loop_variable_is_another_program_each_iteration() -> None:
+    # `lambda v, fn=fn: ...` reads the loop's `fn` where it is made, though its parameter has the same name: each
+    # iteration jits another function, and no restructuring compiles them once.
+    body = """\
+        CASES = {"double": lambda v: v * 2.0, "square": lambda v: v ** 2}
+
+        def run(x):
+            for name, fn in CASES.items():
+                f = jax.jit(lambda v, fn=fn: fn(v).sum())
+                f(x)
+        """
+    assert shown(body) == []
+    assert compiles_of(body, "run(jnp.ones(3))", "<lambda>") == 2  # two programs, each compiled once
+    # A default that does not change: the same lambda compiled again on each iteration, found.
+    same = body.replace("lambda v, fn=fn: fn(v).sum()", "lambda v, k=2.0: (v * k).sum()")
+    assert shown(same) == [(5, "JC104")]
+    assert compiles_of(same, "run(jnp.ones(3))", "<lambda>") == 2  # one program, compiled twice
+    hoisted = same.replace("            for name, fn in CASES.items():\n                f = jax.jit(lambda v, k=2.0: (v * k).sum())\n",
+                           "            f = jax.jit(lambda v, k=2.0: (v * k).sum())\n            for name, fn in CASES.items():\n")
+    assert shown(hoisted) == [] and compiles_of(hoisted, "run(jnp.ones(3))", "<lambda>") == 1
+
+
+def test_an_if_on_a_flag_the_loop_runs_over_is_one_iteration() -> None:
+    # `for sharded in [False, True]:` and `if sharded:` (or its `else`): each arm runs in one iteration, so what
+    # repeats it is the loop around, whose `scale` the jitted code reads: another program on each pass.
+    body = """\
+        def run(x):
+            for scale in [1, 2]:
+                for sharded in [False, True]:
+                    if sharded:
+                        @jax.jit
+                        def g(v):
+                            return v * scale
+                        g(x)
+                    else:
+                        jax.jit(lambda v: v + scale)(x)
+        """
+    assert shown(body) == []
+    assert compiles_of(body, "run(jnp.ones(3))", "g") == 2  # scale 1 and 2: two programs
+    assert compiles_of(body, "run(jnp.ones(3))", "<lambda>") == 2
+    # Reading nothing the outer loop changes: the same program compiled on each pass of it, found in both arms.
+    same = body.replace("v * scale", "v * 2").replace("v + scale", "v + 2")
+    assert shown(same) == [(5, "JC105"), (10, "JC104")]
+    assert compiles_of(same, "run(jnp.ones(3))", "g") == 2  # one program, compiled twice
+    # Three flags, two of them truthy: the `if` arm runs twice in the inner loop itself.
+    three = same.replace("[False, True]", "[0, 1, 2]")
+    assert (5, "JC105") in shown(three)
+    assert compiles_of(three, "run(jnp.ones(3))", "g") == 4
+
+
+def test_a_static_argument_that_changes_on_each_iteration_is_a_new_key_whatever_is_hoisted() -> None:
+    # The wrapper is called at once with a static argument built anew on each pass: each pass is a new cache key,
+    # so hoisting the `jax.jit` would compile as often. Not an avoidable recompile.
+    body = """\
+        class Model:
+            def __init__(self, k):
+                self.k = k
+
+        def loss(model, x):
+            return jnp.sum(x * model.k)
+
+        SCALES = (1.0, 2.0)
+
+        def run(x):
+            for k in SCALES:
+                model = Model(k)
+                jax.jit(jax.grad(loss, argnums=1), static_argnums=0)(model, x)
+
+        GRAD = jax.jit(jax.grad(loss, argnums=1), static_argnums=0)
+
+        def hoisted(x):
+            for k in SCALES:
+                GRAD(Model(k), x)
+        """
+    assert shown(body) == []
+    assert compiles_of(body, "run(jnp.ones(3))", "loss") == 2
+    assert compiles_of(body, "hoisted(jnp.ones(3))", "loss") == 2  # hoisted: as many compiles
+    # One model for every pass: the rebuilt wrapper is the only new key, found, and hoisting it compiles once.
+    same = body.replace("            for k in SCALES:\n                model = Model(k)\n",
+                        "            model = Model(1.0)\n            for k in SCALES:\n")
+    assert shown(same) == [(13, "JC701")]
+    assert compiles_of(same, "run(jnp.ones(3))", "loss") == 2
