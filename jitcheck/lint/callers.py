@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
@@ -71,6 +72,9 @@ _EXTERNAL = frozenset({
 })
 """Top-level packages never part of a run's own code: their calls are not recorded."""
 
+_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try, ast.Match)
+"""Statements with a body: what a test's history keeps of them is their header (their body's statements are walked)."""
+
 _UNKNOWN_CALLER = "?"
 """The caller of a call made in a function whose name the module defines more than once."""
 _DATA_CALLS = frozenset({"range", "arange", "linspace", "logspace", "geomspace"})
@@ -86,12 +90,49 @@ def _names_read(node: ast.AST | None) -> set[str]:
 
 
 def _names_stored(nodes: Iterable[ast.AST]) -> set[str]:
+    """The names bound under ``nodes``: assigned, and defined by a ``def`` or ``class`` (a new one each time)."""
     found: set[str] = set()
     for node in nodes:
         for inner in walk(node):
             if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
                 found.add(inner.id)
+            elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.add(inner.name)
     return found
+
+
+def _changed(node: ast.stmt) -> frozenset[str]:
+    """The names a statement binds or changes: its targets (``x = ...``, ``x.a = ...``, ``x[i] += ...``, a ``for``
+    or ``with`` target), and the receiver of a method called as a statement (``cc.add_view(...)``)."""
+    targets: list[ast.AST] = []
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+        targets = [node.target]
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
+        targets = [node.value.func.value]
+    found: set[str] = set()
+    for target in targets:
+        while isinstance(target, (ast.Attribute, ast.Subscript, ast.Starred)):
+            target = target.value
+        if isinstance(target, ast.Name):
+            found.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            found |= _names_stored(target.elts)
+            found |= {base.id for element in target.elts for base in [_base(element)] if isinstance(base, ast.Name)}
+    return frozenset(found)
+
+
+def _base(node: ast.AST) -> ast.AST:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return node
+
+
+def _as_list(value: object) -> list[object]:
+    return value if isinstance(value, list) else [value]
 
 
 def _number(node: ast.expr) -> bool:
@@ -140,6 +181,14 @@ class _Recorder:
         classes) and the methods it defines itself. An instance runs the base's methods it does not override."""
         self.overridden: dict[str, frozenset[str]] = {}
         """For a name holding an instance of a local class: the methods its own class defines (not the base's)."""
+        self.history: list[tuple[frozenset[str], frozenset[str], list[ast.AST]]] | None = None
+        """In a test function: the statements walked so far (for a compound one, its header), each with the names it
+        binds or changes and the names it reads, to say how a test builds what it passes (:meth:`built`). None
+        elsewhere."""
+        self.test_params: frozenset[str] = frozenset()
+        """The test function's parameters (fixtures, ``parametrize`` values) and decorators' texts."""
+        self.decorators: tuple[str, ...] = ()
+        self._texts: dict[int, str] = {}
 
     def callee(self, func: ast.expr, types: Mapping[str, str], self_name: str | None, cls: str | None) -> str | None:
         """The callee as the module spells it, when it may be a function or method of the run."""
@@ -195,7 +244,13 @@ class _Recorder:
         self.versions = {}
         self.local_classes = {}
         self.overridden = {}
+        testing = caller.rsplit(".", 1)[-1].startswith("test")
+        self.history = [] if testing else None
+        self._texts = {}
+        self.test_params = frozenset(names) if testing else frozenset()
+        self.decorators = tuple(ast.unparse(d) for d in node.decorator_list) if testing else ()
         self.body(node.body, caller, _derived(node, names), types, self_name, cls, None, ())
+        self.history = None
 
     def local_class(self, node: ast.ClassDef, types: Mapping[str, str], self_name: str | None, cls: str | None) -> None:
         """Note a class defined in a function when one of its bases is the run's (the first such base is kept:
@@ -216,6 +271,42 @@ class _Recorder:
 
     def statement(self, node: ast.stmt, caller: str, params: set[str], types: dict[str, str], self_name: str | None,
                   cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
+        if self.history is not None and isinstance(node, _COMPOUND):
+            header = [h for field in ("target", "iter", "test", "items", "subject")
+                      for h in _as_list(getattr(node, field, None)) if isinstance(h, ast.AST)]
+            self.history.append((_changed(node), frozenset(n for h in header for n in _names_read(h)), header))
+        self.walked(node, caller, params, types, self_name, cls, loop, arms)
+        if self.history is not None and not isinstance(node, (*_COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef,
+                                                               ast.ClassDef)):
+            self.history.append((_changed(node), frozenset(_names_read(node)), [node]))
+
+    def built(self, read: set[str]) -> str:
+        """In a test function, how the names ``read`` were built before this point: the texts of the statements
+        that bind or change them (walked back through every name those statements read), and the test's decorators
+        when a parameter is among them. Two tests passing ``cc`` pass the same thing only when they build ``cc`` alike
+        (one test's ``CrossCoder(nn=8)``, another's ``CrossCoder(nn=10)`` are two computations). "" elsewhere."""
+        if self.history is None:
+            return ""
+        tracked = set(read)
+        texts: list[str] = []
+        for changed, names, nodes in reversed(self.history):
+            if changed & tracked:
+                tracked |= names
+                texts.append(";".join(self.unparsed(n) for n in nodes))
+        if tracked & self.test_params:
+            texts += self.decorators
+            texts.append("(" + ",".join(sorted(tracked & self.test_params)) + ")")
+        return hashlib.sha1("\n".join(texts).encode()).hexdigest()[:12] if texts else ""
+
+    def unparsed(self, node: ast.AST) -> str:
+        """``ast.unparse(node)``, made once per node of the function walked."""
+        text = self._texts.get(id(node))
+        if text is None:
+            text = self._texts[id(node)] = ast.unparse(node)
+        return text
+
+    def walked(self, node: ast.stmt, caller: str, params: set[str], types: dict[str, str], self_name: str | None,
+               cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
         if isinstance(node, ast.ClassDef) and caller:
             self.local_class(node, types, self_name, cls)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -336,6 +427,15 @@ class _Recorder:
                 reading.append(key)
             versions = ",".join(f"{n}#{self.versions[n]}" for n in sorted(read) if self.versions.get(n, 0) > 1)
             texts.append(f"{key}={ast.unparse(value)}"[:200] + (f"@{versions}" if versions else ""))
+        if self.history is not None:
+            built = self.built({n for _, value in arguments for n in _names_read(value)})
+            if built:
+                texts.append(f"~built={built}")
+            receiver = next((value for key, value in arguments if key == "self"), None)
+            if receiver is not None and any(_names_read(receiver) & changed and any(isinstance(n, ast.Call)
+                                                                                    for node in nodes for n in walk(node))
+                                            for changed, _, nodes in self.history):
+                texts.append("~fresh=self")  # a receiver this test builds (`m = Model(...)`): another object in each test
         self.records.append([spelled, call.lineno, caller, [loop[0], loop[1]] if loop is not None else None,
                              sorted(set(varying)), sorted(set(reading)), texts, list(arms)])
 
@@ -514,6 +614,8 @@ class Elsewhere:
             if not [k for k in keys if _flagged(self.sites[0], k, self.sites[0].reading)]:
                 return "same", "the arguments it reads are built the same way on each run of the caller"
             return "unknown", "the arguments it reads come from the caller's parameters"
+        if ("self",) in keys and any(site.text("~fresh") == "self" for site in self.sites):
+            return "unknown", "each test calls it on an object of its own"
         # Every argument, not only those the rebuilt callable reads: data of other shapes is another program.
         if all(sorted(site.texts) == sorted(self.sites[0].texts) for site in self.sites) and \
                 None not in [_passed(self.sites[0], k) for k in keys]:
@@ -552,8 +654,9 @@ def _test_callers(sites: Sequence[Site]) -> list[Site]:
     """One site for each test function (``test...`` in a ``test_*``/``*_test`` module) that calls the function in
     its own body: a test runner runs every test of a session in one process, so two such tests run it twice there,
     eagerly (a call in a nested function or a lambda is not recorded, a traced test function not walked). Only
-    when every such call passes the same arguments (by their text) are the runs shown to be the same computation:
-    tests of two systems, or of another option, are not."""
+    calls passing the same arguments (by their text), built by the same statements (:meth:`_Recorder.built`: two
+    tests' ``cc`` built with other options are two things), are shown to be the same computation: tests of two
+    systems, or of another option, are not; two or more tests alike among others are."""
     found: dict[tuple[str, str], Site] = {}
     for site in sites:
         stem = site.module.rsplit(".", 1)[-1]
@@ -600,9 +703,9 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
     if not sites:
         return None
     name = qualified.rsplit(".", 1)[-1]
-    for site in sites:
-        if site.loop_kind is not None:
-            return Elsewhere((site,), f"`{name}` is called in a loop at {_place(index, site)}")
+    # A loop that passes the same arguments on each pass first: another may hand in a new object each time.
+    for site in sorted((s for s in sites if s.loop_kind is not None), key=lambda s: bool(s.varying)):
+        return Elsewhere((site,), f"`{name}` is called in a loop at {_place(index, site)}")
     by_caller: dict[tuple[str, str], list[Site]] = {}
     for site in sites:
         by_caller.setdefault((site.module, site.caller), []).append(site)
@@ -616,8 +719,11 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
         if len(kept) >= 2:
             where = ", ".join(_place(index, s) for s in kept[:3])
             return Elsewhere(tuple(kept), f"`{name}` is called at {where}, which can all run")
-    tests = _test_callers(sites)
-    if len(tests) >= 2 and all(sorted(t.texts) == sorted(tests[0].texts) for t in tests):
+    alike: dict[tuple[str, ...], list[Site]] = {}
+    for test in _test_callers(sites):  # tests making the same call, built the same way (others may vary it)
+        alike.setdefault(tuple(sorted(test.texts)), []).append(test)
+    tests = max(alike.values(), key=len, default=[])
+    if len(tests) >= 2:
         where = ", ".join(f"`{s.caller}` ({_place(index, s)})" for s in tests[:3])
         return Elsewhere(tuple(tests), f"`{name}` is called by the tests {where}, which one test session all runs")
     for site in sites:

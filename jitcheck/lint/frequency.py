@@ -165,6 +165,9 @@ class Frequency(Resolver):
             found: Elsewhere | None = None
             defined = self.c.defs.get(function)
             cls = context.method_of
+            if cls is None:  # a `@staticmethod` has no receiver, but is its class's: `self.jacobian(f, x)` reaches it
+                cls = next((info.node for info in self.c.classes.values()
+                            if info.methods.get(function.name.value) is function), None)
             if defined is not None and defined.function is None and (
                     cls is None or self.c.class_names.get(cls.name.value) is cls):
                 owner = f"{self.module_name}.{cls.name.value}" if cls is not None else self.module_name

@@ -59,6 +59,53 @@ CASES: dict[str, Case] = {
                     model.fit(np.ones(3, np.float32), 1)
             """,
     }, [("model.py", 8, "JC105")], 3, 1, "is called in a loop at pkg/use.py:6"),
+    "a static method of a base class, called through self in a loop of a subclass in another module": ({
+        "base.py": """\
+            import jax
+
+            class Case:
+                @staticmethod
+                def jacobian(f, x):
+                    return jax.jit(jax.jacfwd(f))(x)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.base import Case
+            def f(x):
+                return x ** 2
+            class Test(Case):
+                def check(self):
+                    x = np.ones(3, np.float32)
+                    for sparsity in [0, x.size]:
+                        self.jacobian(f, x)
+            def run():
+                Test().check()
+            """,
+    }, [("base.py", 6, "JC701")], 2, 1, "is called in a loop at pkg/use.py:9"),
+    "the same static method, in a loop that defines the function it passes: another program each pass": ({
+        "base.py": """\
+            import jax
+
+            class Case:
+                @staticmethod
+                def jacobian(f, x):
+                    return jax.jit(jax.jacfwd(f))(x)
+            """,
+        "use.py": """\
+            import jax.numpy as jnp
+            import numpy as np
+            from pkg.base import Case
+            class Test(Case):
+                def check(self):
+                    x = np.ones(3, np.float32)
+                    for g in [jnp.sin, jnp.cos]:
+                        def h(x):
+                            return g(x) * x
+                        self.jacobian(h, x)
+            def run():
+                Test().check()
+            """,
+    }, [], 2, 2, ""),
     "a public function called twice in one test of another module, with the same arguments": ({
         "model.py": MODEL,
         "use.py": """\
@@ -311,7 +358,28 @@ TEST_CALLERS: dict[str, tuple[str, list[tuple[str, int, str]], int]] = {
         def test_again():
             assert energy(np.ones(3, np.float32)) > 0
         """, [("lib.py", 8, "JC104")], 2),
+    "two tests passing a name each builds the same way: the same computation twice": ("""\
+        import numpy as np
+        from pkg.lib import energy
+        def test_small():
+            x = np.ones(3, np.float32)
+            assert energy(x) > 0
+        def test_again():
+            x = np.ones(3, np.float32)
+            assert energy(x) > 0
+        """, [("lib.py", 8, "JC104")], 2),
     # -- look-alikes: no finding in the default selection ------------------------------------------------
+    "two tests passing the same name, built with other shapes: another program each": ("""\
+        import numpy as np
+        from pkg.lib import energy
+        def test_small():
+            x = np.ones(3, np.float32)
+            assert energy(x) > 0
+        def test_large():
+            n = 5
+            x = np.ones(n, np.float32)
+            assert energy(x) > 0
+        """, [], 2),
     "one test function calls it: once per session": ("""\
         import numpy as np
         from pkg.lib import energy
@@ -363,4 +431,66 @@ def test_two_tests_calling_a_function_eagerly_are_evidence_it_runs_again(
         assert report.findings[0].evidence.confidence == "high"
         assert report.findings[0].evidence.again[0].kind == "called-elsewhere"
         text = report.findings[0].evidence.again[0].text
-        assert text.startswith("`energy` is called by the tests `test_small` (") and "pkg/test_energy.py:4)" in text
+        line = next(n for n, text in enumerate(textwrap.dedent(source).splitlines(), 1) if "energy(" in text)
+        assert text.startswith("`energy` is called by the tests `test_small` (") and f"pkg/test_energy.py:{line})" in text
+
+
+_SAMPLER = """\
+    import jax
+    import jax.numpy as jnp
+
+    class Model:
+        def __init__(self, scale):
+            self.scale = scale
+
+        def samples(self, n, key):
+            @jax.jit
+            def draw(key):
+                return jax.random.normal(key, (n,)) * self.scale
+            return draw(key)
+
+        def samples_cached(self, n, key):
+            if not hasattr(self, "_draw"):
+                self._draw = jax.jit(lambda key: jax.random.normal(key, (n,)) * self.scale)
+            return self._draw(key)
+    """
+
+
+def test_two_tests_calling_a_method_on_objects_of_their_own_are_not_evidence(importable: Path, compiles: Compiles) -> None:
+    """Two tests that each build a model alike and call a method whose jit reads ``self``: each test compiles for
+    its own object, and a jit built once per object (a plain restructuring) compiles as often, so it is no avoidable
+    recompile and the default selection says nothing."""
+    tests = """\
+        import jax
+        from pkg.model import Model
+        KEY = jax.random.key(0)
+        def test_one():
+            model = Model(2.0)
+            assert model.samples(3, KEY).shape == (3,)
+        def test_two():
+            model = Model(2.0)
+            assert model.samples(3, KEY).shape == (3,)
+        """
+    write_package(importable, {"model.py": _SAMPLER, "test_model.py": tests})
+    assert findings(importable) == []
+    importlib.invalidate_caches()
+    module = importlib.import_module("pkg.test_model")
+    model = importlib.import_module("pkg.model")
+    counts = []
+    for method in ("samples", "samples_cached"):
+        compiles.count = 0
+        for _ in range(2):  # the two tests, each with a model of its own
+            getattr(model.Model(2.0), method)(3, module.KEY)
+        counts.append(compiles.count)
+    assert counts == [2, 2]  # built once per object: as many compiles
+    module.test_one()
+    # On one object the same program compiles twice, and once when the jit is built once per object: the repeat
+    # a plain restructuring avoids is within an object, which two tests with objects of their own do not show.
+    counts = []
+    for method in ("samples", "samples_cached"):
+        compiles.count = 0
+        shared = model.Model(2.0)
+        for _ in range(2):
+            getattr(shared, method)(3, module.KEY)
+        counts.append(compiles.count)
+    assert counts == [2, 1]
