@@ -596,6 +596,10 @@ class Elsewhere:
     sites: tuple[Site, ...]
     words: str
     chain: tuple[str, ...] = ()
+    moved: bool = False
+    """Through a chain of callers: whether the call that repeats at its top (in a loop) passes arguments that
+    change on each pass. What the chain's functions build from them (data of other shapes, a model of another
+    size) may be another program each time, whatever the rebuilt callable itself reads."""
 
     def verdict(self, keys: Sequence[tuple[str, ...]]) -> tuple[str, str]:
         """``("same", why)``, ``("numbers", why)``, ``("objects", why)`` or ``("unknown", why)``: whether the
@@ -611,6 +615,8 @@ class Elsewhere:
                 return "unknown", "the receiver is another object on each iteration of that loop"
             return site.loop_kind or "unknown", f"{', '.join(f'`{k}`' for k in moving)} change(s) in that loop"
         if self.chain:
+            if self.moved:
+                return "unknown", "the loop at the top of its callers passes arguments that change on each pass"
             if not [k for k in keys if _flagged(self.sites[0], k, self.sites[0].reading)]:
                 return "same", "the arguments it reads are built the same way on each run of the caller"
             return "unknown", "the arguments it reads come from the caller's parameters"
@@ -692,6 +698,20 @@ def _inherited_self_calls(index: ProjectIndex, qualified: str) -> list[Site]:
     return sites
 
 
+_PASSING: dict[int, tuple[object, set[tuple[str, str]]]] = {}
+
+
+def _passes_parameters_on(index: ProjectIndex, module: str, caller: str) -> bool:
+    """Whether the function ``caller`` of ``module`` hands what its parameters hold to a call of the run's (the
+    data a loop's changing argument may become): a caller that ignores them computes the same thing each time."""
+    sites = index.call_sites()
+    kept = _PASSING.get(id(index))
+    if kept is None or kept[0] is not sites:
+        _PASSING.clear()  # one index at a time: a new one (an edit, another run) is read again
+        kept = _PASSING[id(index)] = (sites, {(s.module, s.caller) for group in sites.values() for s in group if s.reading})
+    return (module, caller) in kept[1]
+
+
 def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
                        seen: frozenset[str] = frozenset()) -> Elsewhere | None:
     """The evidence, from the run's call records, that the function ``qualified`` runs more than once: a call in
@@ -732,7 +752,9 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
         outer = repeated_elsewhere(index, f"{site.module}.{site.caller}", depth + 1, seen | {qualified})
         if outer is not None:
             words = f"`{name}` is called at {_place(index, site)}, from `{site.caller}`; {outer.words}"
-            return Elsewhere((site,), words, (site.caller, *outer.chain))
+            moved = outer.moved if outer.chain else any(s.loop_kind is not None and s.varying for s in outer.sites) \
+                and _passes_parameters_on(index, site.module, site.caller)
+            return Elsewhere((site,), words, (site.caller, *outer.chain), moved)
     return None
 
 

@@ -59,6 +59,44 @@ CASES: dict[str, Case] = {
                     model.fit(np.ones(3, np.float32), 1)
             """,
     }, [("model.py", 8, "JC105")], 3, 1, "is called in a loop at pkg/use.py:6"),
+    "a nested jit rebuilt under a caller that a loop calls with the same argument": ({
+        "model.py": """\
+            import jax
+            import numpy as np
+            def fit(w):
+                @jax.jit
+                def loss(v):
+                    return (v ** 2).sum()
+                return loss(w)
+            def train(size):
+                return fit(np.ones(size, np.float32))
+            """,
+        "use.py": """\
+            from pkg.model import train
+            def run():
+                for _ in range(3):
+                    train(3)
+            """,
+    }, [("model.py", 4, "JC105")], 3, 1, "is called at pkg/model.py:9, from `train`"),
+    "the same, the loop handing the caller a size that changes: data of another shape each pass": ({
+        "model.py": """\
+            import jax
+            import numpy as np
+            def fit(w):
+                @jax.jit
+                def loss(v):
+                    return (v ** 2).sum()
+                return loss(w)
+            def train(size):
+                return fit(np.ones(size, np.float32))
+            """,
+        "use.py": """\
+            from pkg.model import train
+            def run():
+                for size in (2, 3, 4):
+                    train(size)
+            """,
+    }, [], 3, 3, ""),
     "a static method of a base class, called through self in a loop of a subclass in another module": ({
         "base.py": """\
             import jax
