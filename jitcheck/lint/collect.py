@@ -135,8 +135,9 @@ class Collector(cst.CSTVisitor):
         self.unpacked: dict[cst.CSTNode, tuple[cst.Call, int, Context]] = {}
         """A name bound by unpacking a call's result (``init, apply = make(...)``): the call, the name's position."""
         self.reaching: dict[cst.Name, cst.Name] = {}
-        """A read of a name that only such an unpacking can reach: the unpacking's target above it in the same
-        block, with no other binding of the name in between (straight-line code, whatever else binds it elsewhere)."""
+        """A read of a name that only one binding can reach: such an unpacking's target, or the target of a plain
+        ``name = call(...)``, above it in the same block, with no other binding of the name in between
+        (straight-line code, whatever else binds it elsewhere)."""
         self._live_unpacked: dict[str, tuple[cst.CSTNode, cst.Name]] = {}
         self.classes: dict[cst.ClassDef, ClassInfo] = {}
         self.defs: dict[FunctionNode, Context] = {}
@@ -207,13 +208,17 @@ class Collector(cst.CSTVisitor):
                         for element in target.target.elements:
                             if isinstance(element.value, cst.Name) and element.value in self.unpacked:
                                 self._live_unpacked[element.value.value] = (block, element.value)  # type: ignore[assignment]
+                    elif isinstance(target.target, cst.Name) and len(original_node.targets) == 1:
+                        # `bij = DiagLinear(d[i])` in a loop body, after a `bij = ...` above the loop: the object
+                        # a read below it in the block sees
+                        self._live_unpacked[target.target.value] = (block, target.target)  # type: ignore[assignment]
 
     def _forget(self, bound: set[str]) -> None:
         for name in bound:
             self._live_unpacked.pop(name, None)
 
     def _reach(self, node: cst.Name) -> None:
-        """Map a read of a name to the unpacking above it in the same block (see ``reaching``)."""
+        """Map a read of a name to the binding above it in the same block (see ``reaching``)."""
         live = self._live_unpacked.get(node.value)
         if live is None or live[1] is node:
             return

@@ -372,6 +372,10 @@ class Resolver:
                 info = self.c.classes.get(context.method_of)
                 return ("instances", [info]) if info is not None else ("unknown", [])
             referents = self.referents(expr)
+            reaching = self.c.reaching.get(expr)
+            if reaching is not None and len(referents) > 1:
+                # the binding just above it in the same block is the only one this read can see
+                referents = [r for r in referents if getattr(r, "node", None) is reaching] or referents
             if len(referents) != 1:
                 return "unknown", []
             ref = referents[0]

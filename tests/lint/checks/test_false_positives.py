@@ -590,3 +590,36 @@ def test_a_static_argument_that_changes_on_each_iteration_is_a_new_key_whatever_
                         "            model = Model(1.0)\n            for k in SCALES:\n")
     assert shown(same) == [(13, "JC701")]
     assert compiles_of(same, "run(jnp.ones(3))", "loss") == 2
+
+
+def test_a_receiver_bound_again_in_the_loop_is_the_object_built_just_above() -> None:
+    # `bij` is bound before the loop and again in its body: the read below the body's binding sees only that one,
+    # a new object of a known class on each pass, so its method is a new bound method each time (not a guess).
+    body = """\
+        class Affine:
+            def __init__(self, scale):
+                self.scale = scale
+            def forward(self, x):
+                return x * self.scale
+
+        def run(x):
+            scales = jnp.ones(3)
+            bij = Affine(2.0)
+            bij.forward(x)
+            for i in range(3):
+                bij = Affine(scales[i])
+                jax.jit(bij.forward)(x)
+
+        def hoisted(x):
+            scales = jnp.ones(3)
+            forward = jax.jit(lambda s, v: Affine(s).forward(v))
+            for i in range(3):
+                forward(scales[i], x)
+        """
+    assert shown(body) == [(13, "JC101")]
+    assert compiles_of(body, "run(jnp.ones(2))", "forward") == 3  # one program, compiled on every pass
+    assert compiles_of(body, "hoisted(jnp.ones(2))", "<lambda>") == 1
+    # A binding in another branch may reach the read: which object it is stays a guess (--preview).
+    branched = body.replace("                bij = Affine(scales[i])\n",
+                            "                if i:\n                    bij = Affine(scales[i])\n")
+    assert shown(branched) == []
