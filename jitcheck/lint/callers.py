@@ -189,6 +189,9 @@ class _Recorder:
         """The test function's parameters (fixtures, ``parametrize`` values) and decorators' texts."""
         self.decorators: tuple[str, ...] = ()
         self._texts: dict[int, str] = {}
+        self.carried: set[str] = set()
+        """The names the statement walked binds (``x = self.step(x)``): an argument of its call that reads only
+        them, changing in a loop, is the loop's carried state (same shapes each pass), not a new configuration."""
 
     def callee(self, func: ast.expr, types: Mapping[str, str], self_name: str | None, cls: str | None) -> str | None:
         """The callee as the module spells it, when it may be a function or method of the run."""
@@ -275,7 +278,10 @@ class _Recorder:
             header = [h for field in ("target", "iter", "test", "items", "subject")
                       for h in _as_list(getattr(node, field, None)) if isinstance(h, ast.AST)]
             self.history.append((_changed(node), frozenset(n for h in header for n in _names_read(h)), header))
+        self.carried = _names_stored(node.targets if isinstance(node, ast.Assign) else [node.target]) \
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) else set()
         self.walked(node, caller, params, types, self_name, cls, loop, arms)
+        self.carried = set()
         if self.history is not None and not isinstance(node, (*_COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef,
                                                                ast.ClassDef)):
             self.history.append((_changed(node), frozenset(_names_read(node)), [node]))
@@ -423,6 +429,8 @@ class _Recorder:
             read = _names_read(value)
             if read & changing:
                 varying.append(key)
+                if read & changing <= self.carried:
+                    texts.append(f"~carried={key}")
             if read & params:
                 reading.append(key)
             versions = ",".join(f"{n}#{self.versions[n]}" for n in sorted(read) if self.versions.get(n, 0) > 1)
@@ -752,8 +760,9 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
         outer = repeated_elsewhere(index, f"{site.module}.{site.caller}", depth + 1, seen | {qualified})
         if outer is not None:
             words = f"`{name}` is called at {_place(index, site)}, from `{site.caller}`; {outer.words}"
-            moved = outer.moved if outer.chain else any(s.loop_kind is not None and s.varying for s in outer.sites) \
-                and _passes_parameters_on(index, site.module, site.caller)
+            moved = outer.moved if outer.chain else any(
+                s.loop_kind is not None and set(s.varying) - {t.partition("=")[2] for t in s.texts if t.startswith("~carried=")}
+                for s in outer.sites) and _passes_parameters_on(index, site.module, site.caller)
             return Elsewhere((site,), words, (site.caller, *outer.chain), moved)
     return None
 
