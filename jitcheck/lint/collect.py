@@ -198,7 +198,11 @@ class Collector(cst.CSTVisitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()
-        if isinstance(original_node, _BINDERS):
+        kind = type(original_node)
+        binds = _BINDER_TYPES.get(kind)
+        if binds is None:  # isinstance against libcst's abstract classes is slow: answered once per node type
+            binds = _BINDER_TYPES[kind] = issubclass(kind, _BINDERS)
+        if binds:
             if self._live_unpacked:
                 self._forget(_bound_names(original_node))
             if isinstance(original_node, cst.Assign) and isinstance(original_node.value, cst.Call):
@@ -661,6 +665,8 @@ __all__ = ["CallSite", "ClassInfo", "Collector", "Context", "MODULE_CONTEXT", "c
 
 _BINDERS = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.With, cst.FunctionDef, cst.ClassDef,
             cst.Import, cst.ImportFrom, cst.Del)
+_BINDER_TYPES: dict[type, bool] = {}
+"""Whether each node type is one of :data:`_BINDERS`."""
 
 
 def _target_names(target: cst.BaseExpression | None, into: set[str]) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+from types import FunctionType
 from typing import Any
 
 from libcst._nodes.base import CSTNode
@@ -34,6 +35,7 @@ from libcst._nodes.internal import (
 from libcst._batched_visitor import _BatchedCSTVisitor
 from libcst import MaybeSentinel, Module
 from libcst._visitors import CSTVisitor
+from libcst.metadata import scope_provider
 
 _REQUIRED, _OPTIONAL, _SENTINEL, _MANY = 0, 1, 2, 3
 _KINDS = {
@@ -116,18 +118,82 @@ _UNREAD = object()
 _modes: dict[type, Any] = {}
 
 
+def _no_op(function: object) -> bool:
+    """One of libcst's typed-visitor stubs (``visit_Name``, ``leave_Name_value``, ...): it does nothing, returns None."""
+    return getattr(function, "_is_no_op", False) is True
+
+
+class _Hooks:
+    """A plain visitor type's hooks: libcst's ``CSTVisitor`` callbacks call ``visit_<Node>``, ``leave_<Node>`` and the
+    attribute hooks by name, and a name that only libcst's no-op stub answers needs no call (its result is None: the
+    children are visited)."""
+
+    __slots__ = ("attributes", "kind", "plain_visit", "plain_leave", "scope_leave", "visits", "leaves")
+
+    def __init__(self, kind: type) -> None:
+        self.kind = kind
+        self.attributes = frozenset(
+            name for name in dir(kind)
+            if name.startswith(("visit_", "leave_")) and name.count("_") >= 2 and not _no_op(getattr(kind, name, None)))
+        self.plain_visit = kind.on_visit is CSTVisitor.on_visit  # type: ignore[attr-defined]
+        self.plain_leave = kind.on_leave is CSTVisitor.on_leave  # type: ignore[attr-defined]
+        self.scope_leave = kind.on_leave is _SCOPE_LEAVE and _SCOPE_LEAVE is not None  # type: ignore[attr-defined]
+        self.visits: dict[type, Any] = {}
+        self.leaves: dict[type, Any] = {}
+
+    def hook(self, prefix: str, node_type: type, found: dict[type, Any]) -> Any:
+        """The function ``CSTVisitor.on_visit``/``on_leave`` would call for ``node_type`` (None: a no-op or none)."""
+        name = f"{prefix}{node_type.__name__}"
+        function = inspect.getattr_static(self.kind, name, None)
+        hook: Any = None
+        if isinstance(function, FunctionType):
+            hook = None if _no_op(function) else function
+        elif function is not None:  # a static method, a callable object, ...: looked up on the visitor as libcst does
+            def hook(visitor: Any, node: CSTNode, name: str = name) -> Any:
+                bound = getattr(visitor, name, None)
+                return bound(node) if bound is not None else None
+        found[node_type] = hook
+        return hook
+
+
+_SCOPE_ON_LEAVE = """\
+def on_leave(self, original_node: cst.CSTNode) -> None:
+    self.provider.set_metadata(original_node, self.scope)
+    if isinstance(original_node, _ASSIGNMENT_LIKE_NODES):
+        self.scope._assignment_count += 1
+    super().on_leave(original_node)
+"""
+"""libcst's ``ScopeVisitor.on_leave``, which :func:`_visit` makes itself (without 18 failed ``isinstance`` tests of
+abstract classes per node) only while libcst's is this text."""
+
+
+def _scope_leave() -> Any:
+    """libcst's ``ScopeVisitor.on_leave`` when its source is :data:`_SCOPE_ON_LEAVE`, else None (then it is called)."""
+    function = getattr(scope_provider.ScopeVisitor, "on_leave", None)
+    try:
+        same = textwrap.dedent(inspect.getsource(function)) == _SCOPE_ON_LEAVE  # type: ignore[arg-type]
+    except (OSError, TypeError):
+        same = False
+    return function if same and isinstance(getattr(scope_provider, "_ASSIGNMENT_LIKE_NODES", None), tuple) else None
+
+
+_SCOPE_LEAVE = _scope_leave()
+_assignment_like: dict[type, bool] = {}
+
+
 def _mode_of(kind: type) -> Any:
     """How to walk for a visitor type: libcst's own walk (a transformer), ``_BATCHED`` (the metadata providers'
     batched visitor: its attribute hooks are the keys of its ``visitor_methods``), ``_ALWAYS`` (it handles
-    attribute callbacks itself), or the ``visit_<Node>_<field>``/``leave_<Node>_<field>`` hooks its class defines
-    (libcst's default ``on_visit_attribute`` calls only those: a field no hook names needs no call)."""
+    attribute callbacks itself), or the :class:`_Hooks` of its class (libcst's default ``on_visit_attribute``
+    calls only ``visit_<Node>_<field>``/``leave_<Node>_<field>`` hooks: a field no hook but a no-op stub names
+    needs no call)."""
     if not issubclass(kind, CSTVisitor):
         mode: Any = _LIBCST
     elif issubclass(kind, _BatchedCSTVisitor) and kind.on_visit_attribute is _BatchedCSTVisitor.on_visit_attribute \
             and kind.on_leave_attribute is _BatchedCSTVisitor.on_leave_attribute:
         mode = _BATCHED
     elif kind.on_visit_attribute is CSTVisitor.on_visit_attribute and kind.on_leave_attribute is CSTVisitor.on_leave_attribute:
-        mode = frozenset(name for name in dir(kind) if name.startswith(("visit_", "leave_")) and name.count("_") >= 2)
+        mode = _Hooks(kind)
     else:
         mode = _ALWAYS
     _modes[kind] = mode
@@ -142,21 +208,33 @@ def _module_only(visitor: _BatchedCSTVisitor) -> bool:
 
 
 def _visit(self: CSTNode, visitor: Any) -> Any:
-    mode = _modes.get(type(visitor))
+    mode: Any = _modes.get(type(visitor))
     if mode is None:
         mode = _mode_of(type(visitor))
     if mode is _LIBCST:
         return _libcst_visit(self, visitor)  # a transformer: libcst's own walk, which builds the new tree
-    plan: Any = _plans.get(type(self), _UNREAD)
+    kind = type(self)
+    plan: Any = _plans.get(kind, _UNREAD)
     if plan is _UNREAD:
-        plan = plan_of(type(self))
+        plan = plan_of(kind)
     if plan is None:
         return _libcst_visit(self, visitor)
-    if visitor.on_visit(self) and plan:
-        hooks = visitor.visitor_methods if mode is _BATCHED else mode
-        if mode is _BATCHED and type(self) is Module and _module_only(visitor):
-            visitor.on_leave(self)  # nothing below the module is hooked: walking it would call nothing
-            return self
+    plain = type(mode) is _Hooks
+    if plain and mode.plain_visit:  # CSTVisitor.on_visit, without looking up a stub that does nothing
+        hook = mode.visits.get(kind, _UNREAD)
+        if hook is _UNREAD:
+            hook = mode.hook("visit_", kind, mode.visits)
+        enter = hook is None or hook(visitor, self) is not False
+    else:
+        enter = visitor.on_visit(self)
+    if enter and plan:
+        if mode is _BATCHED:
+            hooks = visitor.visitor_methods
+            if kind is Module and _module_only(visitor):
+                visitor.on_leave(self)  # nothing below the module is hooked: walking it would call nothing
+                return self
+        else:
+            hooks = mode.attributes if plain else mode
         always = hooks is _ALWAYS
         for field, how, visit_hook, leave_hook in plan:
             if always or visit_hook in hooks:
@@ -169,7 +247,21 @@ def _visit(self: CSTNode, visitor: Any) -> Any:
                 value.visit(visitor)
             if always or leave_hook in hooks:
                 visitor.on_leave_attribute(self, field)
-    visitor.on_leave(self)
+    if plain and (mode.plain_leave or mode.scope_leave):
+        if mode.scope_leave:  # libcst's ScopeVisitor.on_leave, its isinstance test kept per node type
+            visitor.provider.set_metadata(self, visitor.scope)
+            assigns = _assignment_like.get(kind)
+            if assigns is None:
+                assigns = _assignment_like[kind] = issubclass(kind, scope_provider._ASSIGNMENT_LIKE_NODES)
+            if assigns:
+                visitor.scope._assignment_count += 1
+        hook = mode.leaves.get(kind, _UNREAD)
+        if hook is _UNREAD:
+            hook = mode.hook("leave_", kind, mode.leaves)
+        if hook is not None:
+            hook(visitor, self)
+    else:
+        visitor.on_leave(self)
     return self
 
 

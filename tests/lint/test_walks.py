@@ -161,6 +161,55 @@ def test_the_read_only_walk_calls_a_visitors_own_hooks() -> None:
     assert "params of method" in before and "end of params of generic" in before
 
 
+class _Pruning(cst.CSTVisitor):
+    """Hooks of every kind the walk dispatches itself: a visit that prunes, leaves, a static method, an inherited hook."""
+
+    seen: list[str] = []
+
+    def __init__(self) -> None:
+        super().__init__()
+        _Pruning.seen = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        _Pruning.seen.append(f"class {node.name.value}")
+        return node.name.value != "C"  # C's body is not walked
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        _Pruning.seen.append(f"end of class {original_node.name.value}")
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def leave_Name(self, original_node: cst.Name) -> None:
+        _Pruning.seen.append(original_node.value)
+
+    @staticmethod
+    def visit_Call(node: cst.Call) -> None:
+        _Pruning.seen.append("call")
+
+    def leave_Call_func(self, node: cst.Call) -> None:
+        _Pruning.seen.append("after a call's function")
+
+
+class _Inherited(_Pruning):
+    def visit_Name(self, node: cst.Name) -> None:
+        _Pruning.seen.append(f"visit {node.value}")
+
+
+@pytest.mark.parametrize("kind", [_Pruning, _Inherited])
+def test_the_read_only_walk_skips_only_libcsts_no_op_stubs(kind: type[cst.CSTVisitor]) -> None:
+    module = cst.parse_module(SOURCE_ALL)
+
+    def walked() -> list[str]:
+        module.visit(kind())
+        return list(_Pruning.seen)
+
+    before, after = _with_libcst_walk(walked)
+    assert after == before
+    assert "class C" in before and "end of class C" in before and "call" in before and "after a call's function" in before
+    assert "attr" not in before and "p" not in before  # C's body and the lambda's parameters are not walked
+
+
 def test_scopes_resolved_with_the_read_only_walk_are_libcsts() -> None:
     def scopes() -> list[tuple[str, str, list[str]]]:
         module = cst.parse_module(SOURCE_ALL)
@@ -175,6 +224,29 @@ def test_scopes_resolved_with_the_read_only_walk_are_libcsts() -> None:
     before, after = _with_libcst_walk(scopes)
     assert after == before
     assert ("osp.join", "FunctionScope", ["os.path.join"]) in before
+
+
+def test_assignments_and_accesses_with_the_read_only_walk_are_libcsts() -> None:
+    """Each scope's assignments in order (their index counts the assignment-like nodes left before them) and the
+    accesses each one reaches."""
+
+    def rows() -> list[tuple[str, str, int, list[tuple[str, int]]]]:
+        module = cst.parse_module(SOURCE_ALL + "\nY = Y + 1\nfor X in Y:\n    X = X + Y\n")
+        found = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
+        spans = {id(node): n for n, node in enumerate(found)}
+        listed = []
+        for scope in dict.fromkeys(s for s in found.values() if s is not None):
+            for assignment in scope.assignments:
+                node = getattr(assignment, "node", None)
+                listed.append((type(scope).__name__, assignment.name, getattr(assignment, "_index", -1),
+                               sorted((access.node.value if isinstance(access.node, cst.Name) else "", spans.get(id(access.node), -1))
+                                      for access in assignment.references)
+                               + [("node", spans.get(id(node), -1))]))
+        return sorted(listed)  # a scope's assignments of one name are a set
+
+    before, after = _with_libcst_walk(rows)
+    assert after == before
+    assert len(before) > 40 and {row[2] for row in before} != {0}
 
 
 def test_a_transformer_still_rebuilds_the_tree() -> None:
