@@ -6,7 +6,7 @@ resolves libcst's `ScopeProvider` (qualified names, assignments, accesses) and
 hands each candidate to the rule families of :mod:`jitcheck.lint.checks`, which
 judge it against the rules of :mod:`jitcheck.rules`. Positions are libcst's
 `PositionProvider`'s, computed only when there is something to report, and then
-only for the reported nodes (:mod:`.positions`) unless a rule needed them all.
+only for the reported nodes (:mod:`.positions`).
 """
 
 from __future__ import annotations
@@ -101,13 +101,11 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
     analyzer = Analyzer(module, collector, scopes, graph_constructors, jit_wrappers, index, module_name, path, wrapper)
+    analyzer.source_text = source
     raw = analyzer.run()
     if not raw:
         return Analysis(module, wrapper, [])
-    # libcst's positions of every node when the rules asked for lines already, else those of the reported nodes only
-    positions = analyzer.positions()
-    if positions is None:
-        positions = positions_of(module, [item.node for item in raw])
+    positions = positions_of(module, [item.node for item in raw])  # libcst's positions of the reported nodes only
     located = []
     for item in raw:
         where = positions[item.node]

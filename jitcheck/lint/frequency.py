@@ -12,15 +12,14 @@ inside any of them still runs its body per iteration.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper
 
 from jitcheck.lint import names
 from jitcheck.lint.callers import Elsewhere, repeated_elsewhere
 from jitcheck.lint.collect import CallSite, Context
-from jitcheck.lint.positions import positions_of
+from jitcheck.lint.positions import lines_of
 from jitcheck.lint.resolver import Resolver
 
 _NOT_LIBRARY = frozenset({
@@ -30,39 +29,23 @@ _NOT_LIBRARY = frozenset({
 _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
 
 
-_LINES_ONE_BY_ONE = 3
-"""How many nodes' lines are found one by one (each a partial write-out of the module) before every position is."""
-
-
 class Frequency(Resolver):
     """Judges whether code where a wrapper is built runs more than once."""
 
     path: str
     _metadata: MetadataWrapper | None = None
-    _positions: Mapping[cst.CSTNode, CodeRange] | None = None
     _lines: dict[cst.CSTNode, int] | None = None
 
     def line_of(self, node: cst.CSTNode) -> int:
         """The 1-based line ``node`` starts on (0 when unknown); asked only when a finding is being made or a name
-        is defined twice at module level. The first few are found one by one, then every position at once."""
-        if self._positions is None:
+        is defined twice at module level. Every node's line is found at the first question, by a write-out of the
+        module that counts lines only (:func:`~jitcheck.lint.positions.lines_of`: about the cost of writing it out
+        up to one node with its positions, as each question once was)."""
+        if self._lines is None:
             if self._metadata is None:
                 return 0
-            if self._lines is None:
-                self._lines = {}
-            if node in self._lines:
-                return self._lines[node]
-            if len(self._lines) < _LINES_ONE_BY_ONE:  # a few lines: each written out up to its node, not every position
-                found = positions_of(self._metadata.module, [node]).get(node)
-                line = self._lines[node] = found.start.line if found is not None else 0
-                return line
-            self._positions = self._metadata.resolve(PositionProvider)
-        where = self._positions.get(node)
-        return where.start.line if where is not None else 0
-
-    def positions(self) -> Mapping[cst.CSTNode, CodeRange] | None:
-        """The positions of every node when :meth:`line_of` has resolved them, else None."""
-        return self._positions
+            self._lines = lines_of(self._metadata.module)
+        return self._lines.get(node, 0)
 
     def is_library_module(self) -> bool:
         """A module of the library itself (not a test, an example, a script or a benchmark)."""
@@ -75,11 +58,14 @@ class Frequency(Resolver):
             self._library = cached
         return bool(cached)
 
+    source_text: str | None = None
+    """The text the module was parsed from (libcst writes it back as it was), when the caller has it: the module's
+    code is not written out again to read its ``__main__`` guard."""
+
     def _source(self) -> str:
-        text = getattr(self, "_text_cache", None)
+        text = self.source_text
         if text is None:
-            text = self.module.code
-            self._text_cache = text
+            text = self.source_text = self.module.code
         return text
 
     def is_api(self, function: cst.FunctionDef, context: Context) -> bool:

@@ -5,7 +5,8 @@ its nodes; a check needs the ranges of the nodes it reports only. :func:`positio
 writes the code out the same way (so lines and columns are counted exactly as there)
 and records ranges only inside the nodes asked for: their own, and their descendants',
 which libcst's ranges of some nodes are taken from (``end_node=self.body``); it stops
-once the last of them is written out.
+once the last of them is written out. :func:`lines_of` gives every node's first line (the start
+line of its ``PositionProvider`` range) with a write-out that counts lines only.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import libcst as cst
 from libcst._position import CodePosition, CodeRange
+from libcst._nodes.internal import CodegenState
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 
@@ -76,4 +78,59 @@ def positions_of(module: cst.Module, wanted: Collection[cst.CSTNode]) -> Mapping
     return ranges._computed
 
 
-__all__ = ["CodePosition", "CodeRange", "positions_of"]
+class _Entered:
+    """``record_syntactic_position``'s context for :class:`_LineState` (a plain object: libcst's is a generator)."""
+
+    __slots__ = ("line", "node", "start_node", "state")
+
+    def __init__(self, state: _LineState, node: cst.CSTNode, start_node: cst.CSTNode | None) -> None:
+        self.state, self.node, self.start_node, self.line = state, node, start_node, state.line
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_: object) -> None:
+        lines = self.state.lines
+        lines[self.node] = lines[self.start_node] if self.start_node is not None else self.line
+
+
+class _LineState(CodegenState):
+    """A codegen state that keeps no text, only the line being written and each node's first line, as
+    ``PositionProvider``'s state records them (its syntactic start, hoisted from ``start_node`` where libcst
+    says so; else where the node's code begins)."""
+
+    def __init__(self, module: cst.Module) -> None:
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.line = 1
+        self.lines: dict[cst.CSTNode, int] = {}
+        self._starts: list[int] = []
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.add_token(token)
+
+    def add_token(self, value: str) -> None:
+        if "\n" in value or "\r" in value:  # libcst's newlines: \r\n, \r and \n, each one line
+            self.line += value.count("\n") + value.count("\r") - value.count("\r\n")
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._starts.append(self.line)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._starts.pop()
+        if node not in self.lines:  # a syntactic start recorded inside the node is kept
+            self.lines[node] = start
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+                                  end_node: cst.CSTNode | None = None) -> Any:
+        return _Entered(self, node, start_node)
+
+
+def lines_of(module: cst.Module) -> dict[cst.CSTNode, int]:
+    """The first line of every node of ``module``: ``PositionProvider``'s ``start.line``, without its ranges."""
+    state = _LineState(module)
+    module._codegen(state)
+    return state.lines
+
+
+__all__ = ["CodePosition", "CodeRange", "lines_of", "positions_of"]

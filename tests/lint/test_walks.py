@@ -19,7 +19,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from jitcheck.lint import cstwalk
 from jitcheck.lint.astwalk import children, walk
-from jitcheck.lint.positions import positions_of
+from jitcheck.lint.positions import lines_of, positions_of
 
 SOURCE = textwrap.dedent('''\
     """A module with most of Python's syntax."""
@@ -281,3 +281,13 @@ def test_pythons_tree_is_walked_in_ast_walks_order() -> None:
     assert walk(tree) == list(ast.walk(tree))
     for node in ast.walk(tree):
         assert children(node) == list(ast.iter_child_nodes(node))
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_every_nodes_line_is_the_start_line_of_libcsts_position(newline: str) -> None:
+    text = (SOURCE_ALL + 'S = """a\nb\r\nc"""  # a string over lines\nT = (\n    1,\n\n    2)\n').replace("\n", newline)
+    module = cst.parse_module(text)
+    every = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    lines = lines_of(module)
+    assert {node: lines[node] for node in every} == {node: where.start.line for node, where in every.items()}
+    assert len(lines) == len(every) and max(lines.values()) > 60
