@@ -46,6 +46,12 @@ def _spelled(node: ast.expr) -> str | None:
     return None
 
 
+_RECORDED = frozenset({
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.NamedExpr,
+    *_COMPREHENSIONS, ast.Call, ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom})
+"""The node types :meth:`_Index._walk` records something of (Python's parser makes nodes of these exact types)."""
+
+
 class _Site:
     __slots__ = ("node", "parent", "function", "loop")
 
@@ -83,8 +89,13 @@ class _Index:
 
     def _walk(self, node: ast.AST, parent: ast.AST | None, function: Function | None, loop: bool) -> None:
         stack: list[tuple[ast.AST, ast.AST | None, Function | None, bool]] = [(node, parent, function, loop)]
+        push = stack.append
         while stack:
             node, parent, function, loop = stack.pop()
+            if type(node) not in _RECORDED:  # nothing of its own to record: its children, as the last line would push
+                for child in children(node):
+                    push((child, node, function, loop))
+                continue
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 self.outer[id(node)] = function
             elif isinstance(node, ast.ClassDef):

@@ -276,11 +276,17 @@ def test_a_node_outside_the_module_has_no_position() -> None:
     assert cst.Name("elsewhere") not in positions_of(module, [cst.Name("elsewhere")])
 
 
-def test_pythons_tree_is_walked_in_ast_walks_order() -> None:
-    tree = ast.parse(SOURCE)
-    assert walk(tree) == list(ast.walk(tree))
-    for node in ast.walk(tree):
-        assert children(node) == list(ast.iter_child_nodes(node))
+_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+
+
+def test_pythons_tree_is_walked_in_ast_walks_order_without_contexts_and_operators() -> None:
+    tree = ast.parse(SOURCE + "x = -a + b < c and not d; x += 1; del x[0]; [*y] = z\n")
+    everything = list(ast.walk(tree))
+    assert walk(tree) == [node for node in everything if not isinstance(node, _LEAVES)]
+    assert len(everything) - len(walk(tree)) > 100  # the leaves left out
+    for node in everything:
+        assert children(node) == [child for child in ast.iter_child_nodes(node) if not isinstance(child, _LEAVES)]
+    assert not any(isinstance(node, _LEAVES) and node._fields for node in everything)  # leaves indeed: nothing below
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
