@@ -17,15 +17,18 @@ import io
 import tokenize
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, ParentNodeProvider
 
 from jitcheck.lint.analysis import FixPlan, Located
 from jitcheck.lint.notebook import CELL_MARKER
+
+if TYPE_CHECKING:
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +65,8 @@ class _FixTransformer(cst.CSTTransformer):
         plan = self._plan(original_node)
         if plan is None or plan.kind != "value-partial":
             return updated_node
+        from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor  # (imported when a fix is made: _codemods)
+
         AddImportsVisitor.add_needed_import(self.context, "jitcheck", "ValuePartial")
         spelled = get_full_name_for_node(original_node.func) or ""
         if "." not in spelled:
@@ -89,6 +94,8 @@ class _FixTransformer(cst.CSTTransformer):
         returns = None
         if self.annotate:
             # The module is annotated: say what is known (nothing), so strict type checkers accept the new def.
+            from libcst.codemod.visitors import AddImportsVisitor
+
             AddImportsVisitor.add_needed_import(self.context, "typing", "Any")
             params = _annotated(params)
             returns = cst.Annotation(cst.Name("Any"))
@@ -237,12 +244,22 @@ class _Identifiers(cst.CSTVisitor):
             self.annotated = True
 
 
+def _codemods() -> tuple[type[CodemodContext], type[AddImportsVisitor], type[RemoveImportsVisitor]]:
+    """libcst's codemod context and import visitors, imported when a fix is made: ``libcst.codemod`` imports
+    ``libcst.matchers`` (about 0.35 s), which a check without a fix never needs (a worker, a helper, the server)."""
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
+    return CodemodContext, AddImportsVisitor, RemoveImportsVisitor
+
+
 def transform(module: cst.Module, wrapper: MetadataWrapper | None, plans: Sequence[FixPlan], *, prune_imports: bool = True) -> str:
     """The module's code with ``plans`` applied (imports added, and pruned when ``prune_imports``)."""
     if not plans:
         return module.code
     if wrapper is None:
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    CodemodContext, AddImportsVisitor, RemoveImportsVisitor = _codemods()
     context = CodemodContext()
     identifiers = _Identifiers()
     module.visit(identifiers)
