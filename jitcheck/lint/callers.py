@@ -579,10 +579,12 @@ def _defining(index: ProjectIndex, held: tuple[str, dict[str, Any]], method: str
     return None
 
 
-def call_sites(index: ProjectIndex) -> dict[str, list[Site]]:
-    """Every recorded call of the run, by the qualified function or method it reaches."""
+def call_sites(index: ProjectIndex, only: str | None = None) -> dict[str, list[Site]]:
+    """Every recorded call of the run (``only``: of that module), by the qualified function or method it reaches."""
     joined: dict[str, list[Site]] = {}
     for module, summary in index.modules.items():
+        if only is not None and module != only:
+            continue
         for row in summary.get("calls", ()):
             try:
                 spelled, line, caller, loop, varying, reading, texts, arms = row

@@ -439,9 +439,15 @@ class ProjectIndex:
         """Each indexed module's content digest (``build_index``): what its summary was made from."""
         self.installed_read: dict[str, list[int]] = {}
         """The installed files read for their summaries, each with its stamp when read (:mod:`depcache`)."""
+        self.extends: tuple[ProjectIndex, str] | None = None
+        """``(index, name)`` when this index is ``index`` plus the one module ``name`` (:func:`with_module`)."""
+        self._named: dict[str, bool] = {}
+        """:meth:`_may_name`'s answers, by first name."""
 
     def add(self, name: str, summary: Summary) -> None:
         self.modules[name] = summary
+        self.extends = None
+        self._named.clear()
         self._hints = None
         self._subclasses = None
         self._loop_called = None
@@ -671,10 +677,32 @@ class ProjectIndex:
         return self._loop_called
 
     def call_sites(self) -> dict[str, list[Site]]:
-        """Every call the run's modules make of the run's functions and methods, by the function reached."""
+        """Every call the run's modules make of the run's functions and methods, by the function reached.
+
+        An index that is another plus one module (a notebook's, a file judged apart from the run's index) takes
+        the other's call sites and adds its module's own, when no module of the other can name the added one
+        (:meth:`_may_name`): then each of their calls reaches what it reached there, and the added module's
+        calls come last, as they would in a walk of every module."""
         if self._calls is None:
-            self._calls = call_sites(self)
+            base = self.extends
+            if base is not None and not base[0]._may_name(base[1]):
+                calls = {target: list(sites) for target, sites in base[0].call_sites().items()}
+                for target, sites in call_sites(self, only=base[1]).items():
+                    calls.setdefault(target, []).extend(sites)
+                self._calls = calls
+            else:
+                self._calls = call_sites(self)
         return self._calls
+
+    def _may_name(self, module: str) -> bool:
+        """Whether some indexed module's summary spells ``module``'s first name anywhere (an import, a call, a base
+        class, an annotation: every name the index resolves comes from a summary's text), or an indexed module's
+        name starts with it."""
+        head = module.split(".", 1)[0]
+        named = self._named.get(head)
+        if named is None:
+            named = self._named[head] = any(head in name or head in repr(summary) for name, summary in self.modules.items())
+        return named
 
     def is_record(self, qualified: str) -> bool:
         """True when ``qualified`` names a class made by the functional ``namedtuple``/``NamedTuple`` form."""
@@ -804,6 +832,8 @@ def with_module(index: ProjectIndex | None, name: str, source: ast.Module | str)
     joined = ProjectIndex({**(index.modules if index is not None else {}), name: summary},
                           installed=index.installed if index is not None else True)
     joined.paths = dict(index.paths) if index is not None else {}
+    if index is not None:
+        joined.extends = (index, name)
     return joined
 
 

@@ -1,0 +1,73 @@
+"""A module judged with the run's index plus itself (a notebook, a file outside the run's index) takes the run's
+call sites and adds its own: the same sites, in the same order, as a walk of every module's calls."""
+
+from __future__ import annotations
+
+import textwrap
+
+from jitcheck.lint.callers import Site, call_sites
+from jitcheck.lint.index import ProjectIndex, summarize, with_module
+
+LIB = textwrap.dedent('''\
+    import jax
+
+    def step(params, x):
+        return jax.jit(lambda p: p + x)(params)
+
+    class Trainer:
+        def fit(self, params, batches):
+            for x in batches:
+                params = step(params, x)
+            return params
+    ''')
+USER = textwrap.dedent('''\
+    from pkg.lib import Trainer, step
+
+    def run(params, batches):
+        for x in batches:
+            step(params, x)
+        Trainer().fit(params, batches)
+    ''')
+NOTEBOOK = textwrap.dedent('''\
+    from pkg.lib import Trainer, step
+    from pkg import user
+
+    for i in range(3):
+        step(i, i)
+        Trainer().fit(i, [i])
+        user.run(i, [i])
+    ''')
+
+
+def _index(*extra: tuple[str, str]) -> ProjectIndex:
+    modules = {"pkg": summarize(""), "pkg.lib": summarize(LIB), "pkg.user": summarize(USER)}
+    modules.update({name: summarize(text) for name, text in extra})
+    return ProjectIndex(modules)
+
+
+def _rows(sites: dict[str, list[Site]]) -> list[tuple[str, list[Site]]]:
+    return [(target, list(found)) for target, found in sites.items()]
+
+
+def test_a_notebooks_index_adds_its_calls_to_the_runs() -> None:
+    index = _index()
+    before = _rows(index.call_sites())
+    joined = with_module(index, "__module__", NOTEBOOK)
+    assert joined.extends == (index, "__module__") and not index._may_name("__module__")
+    reused = _rows(joined.call_sites())
+    walked = _rows(call_sites(joined))
+    assert reused == walked
+    assert [site.module for site in dict(reused)["pkg.lib.step"]] == ["pkg.lib", "pkg.user", "__module__"]
+    assert dict(reused)["pkg.user.run"][0].loop_kind is not None
+    assert _rows(index.call_sites()) == before  # the run's own sites are not changed by the notebook's
+
+
+def test_a_module_another_one_names_is_walked_again() -> None:
+    """When a module of the run imports the added one, its calls may reach the added module's functions."""
+    index = _index(("pkg.uses", "from pkg.extra import helper\n\ndef go():\n    for i in range(2):\n        helper(i)\n"))
+    extra = "def helper(x):\n    return x\n"
+    joined = with_module(index, "pkg.extra", extra)
+    assert index._may_name("pkg.extra")
+    assert joined.call_sites() == call_sites(joined)
+    assert [site.module for site in joined.call_sites()["pkg.extra.helper"]] == ["pkg.uses"]
+    assert "pkg.extra.helper" not in index.call_sites()
