@@ -386,8 +386,14 @@ class _Recorder:
     def expressions(self, node: ast.AST, caller: str, params: set[str], types: Mapping[str, str], self_name: str | None,
                     cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
         stack: list[tuple[ast.AST, tuple[str, int, frozenset[str]] | None]] = [(node, loop)]
+        push = stack.append
         while stack and len(self.records) < _MAX_RECORDS:
             current, around = stack.pop()
+            kind = type(current)
+            if kind not in _EXPRESSIONS_HANDLED:  # neither a call, a lambda nor a comprehension: its children
+                for child in children(current):
+                    push((child, around))
+                continue
             if isinstance(current, ast.Lambda):
                 continue  # runs when it is called, maybe under a transformation: not a call of this code
             if isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
@@ -447,6 +453,10 @@ class _Recorder:
         self.records.append([spelled, call.lineno, caller, [loop[0], loop[1]] if loop is not None else None,
                              sorted(set(varying)), sorted(set(reading)), texts, list(arms)])
 
+
+_EXPRESSIONS_HANDLED = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Call})
+"""The node types :meth:`_Recorder.expressions` does more with than walk their children (exact types: Python's parser
+makes no subclasses)."""
 
 _TRACING_LAST = frozenset({
     "jit", "pmap", "pjit", "filter_jit", "filter_pmap", "vmap", "filter_vmap", "grad", "value_and_grad", "filter_grad",
