@@ -137,7 +137,7 @@ class _Hooks:
             if name.startswith(("visit_", "leave_")) and name.count("_") >= 2 and not _no_op(getattr(kind, name, None)))
         self.plain_visit = kind.on_visit is CSTVisitor.on_visit  # type: ignore[attr-defined]
         self.plain_leave = kind.on_leave is CSTVisitor.on_leave  # type: ignore[attr-defined]
-        self.scope_leave = kind.on_leave is _SCOPE_LEAVE and _SCOPE_LEAVE is not None  # type: ignore[attr-defined]
+        self.scope_leave = kind is scope_provider.ScopeVisitor and _SCOPE_LEAVE is not None  # libcst's own, not a subclass
         self.visits: dict[type, Any] = {}
         self.leaves: dict[type, Any] = {}
 
