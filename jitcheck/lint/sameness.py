@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -48,7 +49,7 @@ class Sameness(Repetition):
     # -- is each repetition the same computation? -------------------------------------
 
     def sameness(self, evidence: Evidence, fun: cst.CSTNode, context: Context,
-                 arguments: cst.Call | None = None) -> Evidence | None:
+                 arguments: cst.Call | None = None, static: Sequence[cst.BaseExpression] = ()) -> Evidence | None:
         """``evidence`` with why each run of ``context`` builds the same computation as ``fun``, or None when
         each run builds a different one (a loop over differently-built objects, configurations or functions).
 
@@ -58,8 +59,9 @@ class Sameness(Repetition):
         baked in, which an argument would share. A literal of other objects: a different program each time.
         Anything else is not known either way: the finding then rests on a guess (low confidence).
         ``arguments`` is the call of the wrapper where it is built, when it is called at once: arguments built
-        differently on each pass (other shapes, other pytrees) compile a different program whatever is hoisted.
-        Code that times its compiles or counts its traces does it on purpose: None.
+        differently on each pass (other shapes, other pytrees) compile a different program whatever is hoisted,
+        and so does a ``static`` argument of that call (:func:`~jitcheck.lint.static_args.static_arguments`) that
+        changes on each pass: a new cache key whatever is hoisted. Code that times its compiles or counts its traces does it on purpose: None.
         """
         if self.observes_compiles(context.function):
             return None
@@ -71,7 +73,7 @@ class Sameness(Repetition):
             kind = self.items_kind(self.loop_iterable(loop))
             if kind == "objects" and arguments is not None and self.names_read(arguments) & changing:
                 return None  # called on a differently-built argument each pass: a different program each time
-            if arguments is not None and any(self.names_read(a) & changing for a in _static_arguments(arguments)):
+            if any(self.names_read(a) & changing for a in static):
                 # A static argument that changes on each pass is a new cache key on each pass, whatever is hoisted.
                 return None
             if not used:
@@ -472,31 +474,6 @@ def _number(node: cst.BaseExpression) -> bool:
 def _words(text: str) -> set[str]:
     """The words of an argument's source (names and attribute names): what it may read."""
     return set(re.findall(r"[A-Za-z_]\w*", text))
-
-
-def _static_arguments(applied: cst.Call) -> list[cst.BaseExpression]:
-    """The arguments that ``applied``, a call of ``jax.jit(f, static_argnums=..., static_argnames=...)`` made at
-    once, passes as static ones (literal positions and names only)."""
-    wrapper = applied.func
-    if not isinstance(wrapper, cst.Call):
-        return []
-    nums: set[int] = set()
-    names: set[str] = set()
-    for arg in wrapper.args:
-        if arg.keyword is None:
-            continue
-        values = [e.value for e in arg.value.elements] if isinstance(arg.value, (cst.Tuple, cst.List)) else [arg.value]
-        for value in values:
-            if arg.keyword.value == "static_argnums" and isinstance(value, cst.Integer):
-                nums.add(int(value.evaluated_value))
-            elif arg.keyword.value == "static_argnames" and isinstance(value, cst.SimpleString):
-                evaluated = value.evaluated_value
-                if isinstance(evaluated, str):
-                    names.add(evaluated)
-    positional = [a for a in applied.args if a.keyword is None and not a.star]
-    found = [a.value for i, a in enumerate(positional) if i in nums]
-    found += [a.value for a in applied.args if a.keyword is not None and a.keyword.value in names]
-    return found
 
 
 def _names(used: list[str]) -> str:

@@ -19,6 +19,7 @@ from jitcheck.lint import names
 from jitcheck.lint.checks.base import snippet
 from jitcheck.lint.checks.static_arguments import StaticArguments
 from jitcheck.lint.collect import CallSite, Context
+from jitcheck.lint.static_args import static_arguments
 
 
 class JitSites(StaticArguments):
@@ -67,7 +68,9 @@ class JitSites(StaticArguments):
                 note = f"and build the `{site.spelled}` once, at module level or in `__init__`: a new one starts with an empty cache"
                 found = dataclasses.replace(found, plan=None, note=note)
             applied = site.parent if isinstance(site.parent, cst.Call) and site.parent.func is call else None
-            judged = self.sameness(evidence, fun, context, applied) if found is not None else None
+            static = [value for _, value in static_arguments(applied, spec, self.params_of(fun, context))] \
+                if applied is not None and spec is not None else []
+            judged = self.sameness(evidence, fun, context, applied, static) if found is not None else None
             if found is not None and judged is not None:
                 self.report_problem(fun, found, judged)
             elif found is None and wrapper.keys == "wrapper":

@@ -17,6 +17,7 @@ from jitcheck.lint import names
 from jitcheck.lint.checks.callables import Callables
 from jitcheck.lint.collect import Context
 from jitcheck.lint.evidence import Evidence, Reason
+from jitcheck.lint.static_args import static_arguments
 
 _T = TypeVar("_T")
 
@@ -103,23 +104,12 @@ class StaticArguments(Callables):
 
     def check_static_arguments(self, call: cst.Call, context: Context, spec: tuple[frozenset[int], frozenset[str]],
                                params: tuple[str, ...] | None, callee: str) -> None:
-        nums, argnames = spec
-        static_names = set(argnames)
-        static_nums = set(nums)
-        if params is not None:
-            static_names |= {params[i] for i in nums if 0 <= i < len(params)}
-            static_nums |= {i for i, p in enumerate(params) if p in argnames}
-        index = 0
-        for arg in call.args:
-            if arg.star:
-                break
-            if arg.keyword is None:
-                if index in static_nums:
-                    label = f"static argument {index}" + (f" (`{params[index]}`)" if params and index < len(params) else "")
-                    self.static_value(arg.value, f"{label} of `{callee}`", context)
-                index += 1
-            elif arg.keyword.value in static_names:
-                self.static_value(arg.value, f"static argument `{arg.keyword.value}` of `{callee}`", context)
+        for key, value in static_arguments(call, spec, params):
+            if isinstance(key, int):
+                label = f"static argument {key}" + (f" (`{params[key]}`)" if params and key < len(params) else "")
+            else:
+                label = f"static argument `{key}`"
+            self.static_value(value, f"{label} of `{callee}`", context)
 
     def static_value(self, expr: cst.BaseExpression, position: str, context: Context) -> None:
         found = self.value_problem(expr, position)
