@@ -55,6 +55,8 @@ class ProjectIndex(Protocol):
 
     def call_sites(self) -> dict[str, list[Site]]: ...
 
+    def passes_parameters_on(self, module: str, caller: str) -> bool: ...
+
 
 def _indexed_module(index: ProjectIndex, qualified: str) -> str | None:
     """The longest prefix of ``qualified`` that names a module of the run, or None."""
@@ -115,8 +117,7 @@ def _changed(node: ast.stmt) -> frozenset[str]:
         targets = [node.value.func.value]
     found: set[str] = set()
     for target in targets:
-        while isinstance(target, (ast.Attribute, ast.Subscript, ast.Starred)):
-            target = target.value
+        target = _base(target)
         if isinstance(target, ast.Name):
             found.add(target.id)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -126,6 +127,7 @@ def _changed(node: ast.stmt) -> frozenset[str]:
 
 
 def _base(node: ast.AST) -> ast.AST:
+    """What an attribute, item or starred target changes: ``x`` of ``x.a``, ``x[i]``, ``*x``."""
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
         node = node.value
     return node
@@ -429,10 +431,12 @@ class _Recorder:
         if isinstance(call.func, ast.Attribute) and not (isinstance(call.func.value, ast.Name)
                                                           and call.func.value.id in self.heads | self.defined):
             arguments.append(("self", call.func.value))  # the receiver of a method call
+        read_by_all: set[str] = set()
         for key, value in arguments:
             if any(isinstance(a, ast.Starred) for a in call.args) and key != "self":
                 key = "*"
             read = _names_read(value)
+            read_by_all |= read
             if read & changing:
                 varying.append(key)
                 if read & changing <= self.carried:
@@ -442,7 +446,7 @@ class _Recorder:
             versions = ",".join(f"{n}#{self.versions[n]}" for n in sorted(read) if self.versions.get(n, 0) > 1)
             texts.append(f"{key}={ast.unparse(value)}"[:200] + (f"@{versions}" if versions else ""))
         if self.history is not None:
-            built = self.built({n for _, value in arguments for n in _names_read(value)})
+            built = self.built(read_by_all)
             if built:
                 texts.append(f"~built={built}")
             receiver = next((value for key, value in arguments if key == "self"), None)
@@ -718,20 +722,6 @@ def _inherited_self_calls(index: ProjectIndex, qualified: str) -> list[Site]:
     return sites
 
 
-_PASSING: dict[int, tuple[object, set[tuple[str, str]]]] = {}
-
-
-def _passes_parameters_on(index: ProjectIndex, module: str, caller: str) -> bool:
-    """Whether the function ``caller`` of ``module`` hands what its parameters hold to a call of the run's (the
-    data a loop's changing argument may become): a caller that ignores them computes the same thing each time."""
-    sites = index.call_sites()
-    kept = _PASSING.get(id(index))
-    if kept is None or kept[0] is not sites:
-        _PASSING.clear()  # one index at a time: a new one (an edit, another run) is read again
-        kept = _PASSING[id(index)] = (sites, {(s.module, s.caller) for group in sites.values() for s in group if s.reading})
-    return (module, caller) in kept[1]
-
-
 def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
                        seen: frozenset[str] = frozenset()) -> Elsewhere | None:
     """The evidence, from the run's call records, that the function ``qualified`` runs more than once: a call in
@@ -774,7 +764,7 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
             words = f"`{name}` is called at {_place(index, site)}, from `{site.caller}`; {outer.words}"
             moved = outer.moved if outer.chain else any(
                 s.loop_kind is not None and set(s.varying) - {t.partition("=")[2] for t in s.texts if t.startswith("~carried=")}
-                for s in outer.sites) and _passes_parameters_on(index, site.module, site.caller)
+                for s in outer.sites) and index.passes_parameters_on(site.module, site.caller)
             return Elsewhere((site,), words, (site.caller, *outer.chain), moved)
     return None
 

@@ -429,6 +429,7 @@ class ProjectIndex:
         self._subclasses: dict[str, list[tuple[str, str]]] | None = None
         self._loop_called: dict[str, set[str]] | None = None
         self._calls: dict[str, list[Site]] | None = None
+        self._passing: frozenset[tuple[str, str]] | None = None
         self.paths: dict[str, str] = {}
         """The file each module of the run was read from (for evidence that names a caller's file:line)."""
         self.names: dict[Path, str] = {}
@@ -452,6 +453,7 @@ class ProjectIndex:
         self._subclasses = None
         self._loop_called = None
         self._calls = None
+        self._passing = None
         self._imported.clear()
 
     def _direct(self, name: str) -> frozenset[str]:
@@ -694,6 +696,13 @@ class ProjectIndex:
                 self._calls = call_sites(self)
         return self._calls
 
+    def passes_parameters_on(self, module: str, caller: str) -> bool:
+        """Whether the function ``caller`` of ``module`` hands what its parameters hold to a call of the run's (the
+        data a loop's changing argument may become): a caller that ignores them computes the same thing each time."""
+        if self._passing is None:
+            self._passing = frozenset((s.module, s.caller) for sites in self.call_sites().values() for s in sites if s.reading)
+        return (module, caller) in self._passing
+
     def _may_name(self, module: str) -> bool:
         """Whether some indexed module's summary spells ``module``'s first name anywhere (an import, a call, a base
         class, an annotation: every name the index resolves comes from a summary's text), or an indexed module's
@@ -792,31 +801,25 @@ class ProjectIndex:
 
     def attribute_type(self, qualified_class: str, attr: str, depth: int = 0) -> str | None:
         """The qualified class an instance attribute holds (``self.env = Env(...)``), if known."""
-        found = self.cls(qualified_class)
-        if found is None or depth > 12:
-            return None
-        module, facts = found
-        held = facts["types"].get(attr)
-        if held is not None:
-            return self.resolve_in(module, held)
-        for base in facts["bases"]:
-            held = self.attribute_type(self.resolve_in(module, base), attr, depth + 1)
-            if held is not None:
-                return held
-        return None
+        return self._attribute_class(qualified_class, attr, "types", depth)
 
     def attribute_default(self, qualified_class: str, attr: str, depth: int = 0) -> str | None:
         """The qualified class an instance attribute holds when its constructor's caller passes none
         (``if solver is None: solver = Solver()`` then ``self.solver = solver``), if known."""
+        return self._attribute_class(qualified_class, attr, "defaults", depth)
+
+    def _attribute_class(self, qualified_class: str, attr: str, facts_key: str, depth: int) -> str | None:
+        """The class the summary's ``facts_key`` table (``types``, ``defaults``) gives ``attr``, on the class or its
+        indexed bases, qualified."""
         found = self.cls(qualified_class)
         if found is None or depth > 12:
             return None
         module, facts = found
-        held = facts.get("defaults", {}).get(attr)
+        held = facts.get(facts_key, {}).get(attr)
         if held is not None:
             return self.resolve_in(module, held)
         for base in facts["bases"]:
-            held = self.attribute_default(self.resolve_in(module, base), attr, depth + 1)
+            held = self._attribute_class(self.resolve_in(module, base), attr, facts_key, depth + 1)
             if held is not None:
                 return held
         return None
