@@ -43,6 +43,18 @@ MODEL = """\
         return jax.jit(jax.grad(f))(x)
     """
 
+_FIT = """\
+    import jax
+    import numpy as np
+    def fit(w):
+        @jax.jit
+        def loss(v):
+            return (v ** 2).sum()
+        return loss(w)
+    def train(size):
+        return fit(np.ones(size, np.float32))
+    """
+
 Case = tuple[dict[str, str], list[tuple[str, int, str]], int, int, str]
 """(files of ``pkg``, expected default findings, jax compiles of ``use.run()``, distinct computations among
 them, a piece of the first finding's ``runs_again`` evidence)."""
@@ -60,17 +72,7 @@ CASES: dict[str, Case] = {
             """,
     }, [("model.py", 8, "JC105")], 3, 1, "is called in a loop at pkg/use.py:6"),
     "a nested jit rebuilt under a caller that a loop calls with the same argument": ({
-        "model.py": """\
-            import jax
-            import numpy as np
-            def fit(w):
-                @jax.jit
-                def loss(v):
-                    return (v ** 2).sum()
-                return loss(w)
-            def train(size):
-                return fit(np.ones(size, np.float32))
-            """,
+        "model.py": _FIT,
         "use.py": """\
             from pkg.model import train
             def run():
@@ -79,17 +81,7 @@ CASES: dict[str, Case] = {
             """,
     }, [("model.py", 4, "JC105")], 3, 1, "is called at pkg/model.py:9, from `train`"),
     "the same, the loop handing the caller a size that changes: data of another shape each pass": ({
-        "model.py": """\
-            import jax
-            import numpy as np
-            def fit(w):
-                @jax.jit
-                def loss(v):
-                    return (v ** 2).sum()
-                return loss(w)
-            def train(size):
-                return fit(np.ones(size, np.float32))
-            """,
+        "model.py": _FIT,
         "use.py": """\
             from pkg.model import train
             def run():

@@ -28,6 +28,54 @@ Case = tuple[dict[str, str], list[tuple[str, int, str]], int, int]
 """(files of the package ``pkg``, expected findings as (file, line, code), jax compiles of ``use.run()``,
 the distinct computations among them)."""
 
+_PARTS = """\
+    import jax
+    import jax.numpy as jnp
+    class Part:
+        def attach(self, owner):
+            self.owner = owner
+    class PlainPart(Part):
+        def solve(self, x):
+            @jax.jit
+            def objective(v):
+                return v - self.owner.target * 0.5
+            return objective(x)
+"""
+"""A part and the subclass whose ``solve`` rebuilds a nested jit on every call (ends at column 0: parts follow)."""
+
+_QUIET_PART = """\
+    halve = jax.jit(lambda x: x / 2.0)
+    class QuietPart(Part):
+        def solve(self, x):
+            return halve(x)
+    """
+
+_RUNNER = """\
+    from typing import Optional
+    from pkg.parts import Part, {made}
+    class Runner:
+        def __init__(self, target, part: Optional[Part] = None):
+            self.target = target
+            if part is None:
+                part = {made}()
+            self.part: Part = part
+            self.part.attach(self)
+        def step(self, x):
+            return self.part.solve(x)
+        def run(self, x, steps):
+            for _ in range(steps):
+                x = self.step(x)
+            return x
+    """
+"""A runner whose constructor makes a ``{made}`` when given no part (the class it declares is the base)."""
+
+_RUN_RUNNER = """\
+    import numpy as np
+    from pkg.runner import Runner
+    def run():
+        Runner(np.ones(3, np.float32)).run(np.ones(3, np.float32), 3)
+    """
+
 CASES: dict[str, Case] = {
     # -- missed bugs --------------------------------------------------------------------------------
     "a lambda static argument of a jitted function of another module, called through its module": ({
@@ -243,42 +291,9 @@ CASES: dict[str, Case] = {
             """,
     }, [("model.py", 8, "JC701")], 3, 1),
     "a method of the class a constructor makes when given none, through an attribute declared as its base": ({
-        "parts.py": """\
-            import jax
-            import jax.numpy as jnp
-            class Part:
-                def attach(self, owner):
-                    self.owner = owner
-            class PlainPart(Part):
-                def solve(self, x):
-                    @jax.jit
-                    def objective(v):
-                        return v - self.owner.target * 0.5
-                    return objective(x)
-            """,
-        "runner.py": """\
-            from typing import Optional
-            from pkg.parts import Part, PlainPart
-            class Runner:
-                def __init__(self, target, part: Optional[Part] = None):
-                    self.target = target
-                    if part is None:
-                        part = PlainPart()
-                    self.part: Part = part
-                    self.part.attach(self)
-                def step(self, x):
-                    return self.part.solve(x)
-                def run(self, x, steps):
-                    for _ in range(steps):
-                        x = self.step(x)
-                    return x
-            """,
-        "use.py": """\
-            import numpy as np
-            from pkg.runner import Runner
-            def run():
-                Runner(np.ones(3, np.float32)).run(np.ones(3, np.float32), 3)
-            """,
+        "parts.py": _PARTS,
+        "runner.py": _RUNNER.format(made="PlainPart"),
+        "use.py": _RUN_RUNNER,
     }, [("parts.py", 8, "JC105")], 3, 1),
     "a subclass's override run by its base's own loop over self.step()": ({
         "loop.py": """\
@@ -366,46 +381,9 @@ CASES: dict[str, Case] = {
             """,
     }, [], 2, 2),
     "the default a constructor makes is another subclass: the look-alike's method never runs": ({
-        "parts.py": """\
-            import jax
-            import jax.numpy as jnp
-            class Part:
-                def attach(self, owner):
-                    self.owner = owner
-            class PlainPart(Part):
-                def solve(self, x):
-                    @jax.jit
-                    def objective(v):
-                        return v - self.owner.target * 0.5
-                    return objective(x)
-            halve = jax.jit(lambda x: x / 2.0)
-            class QuietPart(Part):
-                def solve(self, x):
-                    return halve(x)
-            """,
-        "runner.py": """\
-            from typing import Optional
-            from pkg.parts import Part, QuietPart
-            class Runner:
-                def __init__(self, target, part: Optional[Part] = None):
-                    self.target = target
-                    if part is None:
-                        part = QuietPart()
-                    self.part: Part = part
-                    self.part.attach(self)
-                def step(self, x):
-                    return self.part.solve(x)
-                def run(self, x, steps):
-                    for _ in range(steps):
-                        x = self.step(x)
-                    return x
-            """,
-        "use.py": """\
-            import numpy as np
-            from pkg.runner import Runner
-            def run():
-                Runner(np.ones(3, np.float32)).run(np.ones(3, np.float32), 3)
-            """,
+        "parts.py": _PARTS + _QUIET_PART,
+        "runner.py": _RUNNER.format(made="QuietPart"),
+        "use.py": _RUN_RUNNER,
     }, [], 1, 1),
     # -- the same callable re-wrapped: no new cache key -------------------------------------------------
     "a local class that overrides the method: the base's method never runs": ({

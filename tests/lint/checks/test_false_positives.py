@@ -590,6 +590,9 @@ def test_a_static_argument_that_changes_on_each_iteration_is_a_new_key_whatever_
                         "            model = Model(1.0)\n            for k in SCALES:\n")
     assert shown(same) == [(13, "JC701")]
     assert compiles_of(same, "run(jnp.ones(3))", "loss") == 2
+    one = same.replace("            for k in SCALES:\n                GRAD(Model(k), x)\n",
+                       "            model = Model(1.0)\n            for k in SCALES:\n                GRAD(model, x)\n")
+    assert compiles_of(one, "hoisted(jnp.ones(3))", "loss") == 1  # the help applied: built once, compiled once
 
 
 def test_a_receiver_bound_again_in_the_loop_is_the_object_built_just_above() -> None:
