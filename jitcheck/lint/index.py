@@ -195,6 +195,9 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
                         stored.add(target.id)
     self_calls: dict[str, int] = {}
     defaults: dict[str, str] = {}
+    bound: dict[str, list[str]] = {}  # `self.inverse = self._part.inverse`: a member of a part the instance holds
+    other: set[str] = set(stored)  # attributes also given another value (class-level ones included)
+    made: set[str] = set()  # attributes given a call's result: an object of the instance's own
     for statement in node.body:
         if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -220,6 +223,13 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
             for target in targets:
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver:
                     stored.add(target.attr)
+                    part = _self_member(value, receiver)
+                    if part is not None and target.attr not in bound:
+                        bound[target.attr] = part
+                    elif part is None or bound[target.attr] != part:
+                        other.add(target.attr)
+                    if isinstance(value, ast.Call):
+                        made.add(target.attr)
                     held = _annotation_name(annotation)
                     if held is None and isinstance(value, ast.Call):
                         held = _dotted(value.func)
@@ -231,6 +241,9 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
                         defaults.setdefault(target.attr, made_locally[value.id])
     bases = [b for b in (_dotted(base) for base in node.bases) if b is not None]
     facts: dict[str, Any] = {"bases": bases, "methods": methods, "stored": sorted(stored), "types": types}
+    bound = {attr: part for attr, part in bound.items() if attr not in other and part[0] in made}
+    if bound:
+        facts["bound"] = bound  # `self.a = self.p.m` with `self.p = P(...)`: `a` is `m` of a part built per instance
     if defaults:
         facts["defaults"] = defaults  # `if p is None: p = C()` then `self.a = p`: the class `a` holds by default
     if self_calls:
@@ -244,6 +257,14 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
             facts["dataclass"] = {"frozen": bool(options.get("frozen")), "eq": options.get("eq", True) is not False,
                                   "unsafe_hash": bool(options.get("unsafe_hash")), "literal": literal}
     return facts
+
+
+def _self_member(value: ast.expr | None, receiver: str) -> list[str] | None:
+    """``[part, name]`` when ``value`` reads ``receiver.part.name`` (a member of an object the instance holds)."""
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Attribute) \
+            and isinstance(value.value.value, ast.Name) and value.value.value.id == receiver:
+        return [value.value.attr, value.attr]
+    return None
 
 
 def _constructed(method: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> dict[str, str]:
@@ -789,6 +810,12 @@ class ProjectIndex:
             return None
         module, facts = found
         if attr in facts["stored"]:
+            part = facts.get("bound", {}).get(attr)
+            if part is not None:
+                # A member of a part each instance builds: a bound method of that part is a new object per instance.
+                held = self.attribute_type(qualified_class, part[0])
+                if held is not None and self.member(held, part[1], depth + 1) == "method":
+                    return "method"
             return "stored"
         kind: str | None = facts["methods"].get(attr)
         if kind is not None:

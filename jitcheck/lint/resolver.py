@@ -215,7 +215,8 @@ class Resolver:
             return None
         seen.add(id(info.node))
         if attr in info.instance_values:
-            return "stored"  # an instance attribute: not bound, whatever it holds
+            # An instance attribute is not bound, whatever it holds, unless it is a method of a part the instance builds.
+            return "method" if self.part_method(info, attr) else "stored"
         method = info.methods.get(attr)
         if method is not None:
             for decorator in method.decorators:
@@ -249,6 +250,23 @@ class Resolver:
             if kind is not None:
                 return kind
         return None
+
+    def part_method(self, info: ClassInfo, attr: str) -> bool:
+        """True when every value the methods give ``self.attr`` is ``self.part.name``, ``part`` holding an object
+        of a class the instance builds (``self.part = Part(...)``) and ``name`` that class's method: a bound
+        method of a part made per instance, so a new callable per instance (``self.inverse = self._inner.inverse``)."""
+        selves = {m.params.params[0].name.value for m in info.methods.values() if m.params.params}
+        parts = set()
+        for value in info.instance_values[attr]:
+            if not (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Attribute)
+                    and isinstance(value.value.value, cst.Name) and value.value.value.value in selves):
+                return False
+            parts.add((value.value.attr.value, value.attr.value))
+        if len(parts) != 1:
+            return False
+        part, name = parts.pop()
+        built = [self.class_ref(value.func) for value in info.instance_values.get(part, ()) if isinstance(value, cst.Call)]
+        return bool(built) and all(ref is not None and self.member(ref, name) == "method" for ref in built)
 
     # -- classes and members, across files ------------------------------------------------
 

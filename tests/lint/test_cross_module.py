@@ -428,6 +428,67 @@ CASES: dict[str, Case] = {
                     jax.jit(h)(np.ones(3, np.float32))
             """,
     }, [], 2, 2),
+    "a bound method the constructor stores, of a part it builds, jitted on a new instance per iteration": ({
+        "parts.py": """\
+            import jax.numpy as jnp
+            class Scale:
+                def __init__(self, s):
+                    self.s = s
+                def inverse(self, y):
+                    return y / self.s
+            class Diag:
+                def __init__(self, d):
+                    self._part = Scale(d)
+                    self.inverse = self._part.inverse
+            """,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg.parts import Diag
+            def run():
+                for i in range(3):
+                    bij = Diag(np.full(3, i + 1.0, np.float32))
+                    jax.jit(bij.inverse)(np.ones(3, np.float32))
+            """,
+    }, [("use.py", 7, "JC101")], 3, 1),
+    "a bound method the constructor stores, of a part it builds, in the module that loops": ({
+        "use.py": """\
+            import jax
+            import numpy as np
+            class Scale:
+                def __init__(self, s):
+                    self.s = s
+                def inverse(self, y):
+                    return y / self.s
+            class Diag:
+                def __init__(self, d):
+                    self._part = Scale(d)
+                    self.inverse = self._part.inverse
+            def run():
+                for i in range(3):
+                    bij = Diag(np.full(3, i + 1.0, np.float32))
+                    jax.jit(bij.inverse)(np.ones(3, np.float32))
+            """,
+    }, [("use.py", 15, "JC101")], 3, 1),
+    "a plain function the constructor stores, jitted on a new instance per iteration": ({
+        "parts.py": """\
+            def inverse(y):
+                return y / 2.0
+            class Scale:
+                def __init__(self, d):
+                    self.d = d
+                    self.inverse = inverse
+            """,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg.parts import Scale
+            def run():
+                for i in range(3):
+                    bij = Scale(i)
+                    jax.jit(bij.inverse)(np.ones(3, np.float32))
+            """,
+    }, [], 1, 1),
     "a plain function stored in a functional namedtuple": ({
         "fns.py": """\
             import collections
