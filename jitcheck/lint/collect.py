@@ -144,10 +144,12 @@ class Collector(cst.CSTVisitor):
         """Every ``def`` and lambda, with the context it is defined in."""
         self.decorated: list[tuple[cst.FunctionDef, cst.Decorator, Context]] = []
         self.passed: dict[cst.CSTNode, CallSite] = {}
+        """Names handed to a call as an argument (``minimize(f, ...)``), with that call: a use of ``f``."""
         self.call_order: dict[cst.Call, int] = {}
         """Each call's rank in source order (calls are visited in the order they start)."""
-        """Names handed to a call as an argument (``minimize(f, ...)``), with that call: a use of ``f``."""
         self.handed_to: dict[cst.Arg, cst.Call] = {}
+        self.handlers: list[tuple[cst.BaseExpression, cst.Call]] = []
+        """What is handed to a call registering event handlers (``window.reg_key_handler(self.on_key)``), with that call."""
         """For an argument that is itself a call (``make_jaxpr(jax.jit(f))``): the call it is handed to."""
         self.applied_parent: dict[cst.Call, cst.CSTNode | None] = {}
         """For a call whose callee is itself a call (``partial(jax.jit, ...)(f)``): what holds it."""
@@ -427,6 +429,9 @@ class Collector(cst.CSTVisitor):
         for arg in node.args:
             if isinstance(arg.value, cst.Call):
                 self.handed_to[arg] = node
+        callee = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if callee and names.registers_handler(callee):
+            self.handlers.extend((arg.value, node) for arg in node.args)
         if not (isinstance(func, cst.Attribute) and func.attr.value in _STORING) and not (
                 isinstance(func, cst.Name) and func.value in _STORING):
             for arg in node.args:

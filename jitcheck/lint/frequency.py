@@ -141,7 +141,26 @@ class Frequency(Resolver):
         subclasses' ``self.name(...)`` calls in the run counted, or in a loop of another module of the run."""
         return any(site.context.in_loop for site in sites) or \
             len(runs_of(sites)) + self.subclass_calls(function, context) >= 2 or \
+            self.registered(function, context) is not None or \
             (across and (self.called_in_other_loops(function) or self.elsewhere(function, context) is not None))
+
+    def registered(self, function: cst.FunctionDef, context: Context) -> cst.Call | None:
+        """The call in this file that registers ``function`` as an event handler (``reg_key_handler(f)``,
+        ``mpl_connect("key_press_event", self.on_key)``, ``partial(f, env)`` handed to one), or None. An event
+        loop runs a handler once per event: again and again, with what the registration bound each time."""
+        name = function.name.value
+        is_method = context.method_of is not None and \
+            any(info.methods.get(name) is function for info in self.c.classes.values())
+        for value, call in self.c.handlers:
+            if isinstance(value, cst.Call) and self.is_kind(value.func, names.FUNCTOOLS_PARTIALS) and value.args:
+                value = value.args[0].value
+            if isinstance(value, cst.Name) and value.value == name and not is_method \
+                    and getattr(self.single_referent(value), "node", None) is function:
+                return call
+            if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.attr.value == name \
+                    and is_method and value.value.value == context.self_name:
+                return call
+        return None
 
     def elsewhere(self, function: cst.FunctionDef, context: Context) -> Elsewhere | None:
         """What the run's call records (:mod:`~jitcheck.lint.callers`) show of a module-level function or a

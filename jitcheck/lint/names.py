@@ -191,6 +191,18 @@ row names the values a parameter takes, as a call site would."""
 ONCE_FUNCTIONS: Final = frozenset({"main", "setUp", "setUpClass", "setUpModule"})
 """Functions a program or test runner calls once (with every ``test*`` function)."""
 
+_HANDLER_WORDS: Final = ("handler", "callback", "listener")
+_HANDLER_REGISTRATIONS: Final = frozenset({"mpl_connect", "connect", "bind", "subscribe", "observe", "interact",
+                                           "FuncAnimation"})
+
+
+def registers_handler(name: str) -> bool:
+    """True when a call of the function or method named ``name`` registers the callables handed to it as event
+    handlers, which an event loop runs once per event (``canvas.mpl_connect("key_press_event", f)``,
+    ``window.reg_key_handler(f)``, ``FuncAnimation(fig, update)``, ``slider.observe(f)``): not ``atexit.register``."""
+    lowered = name.lower()
+    return name in _HANDLER_REGISTRATIONS or any(word in lowered for word in _HANDLER_WORDS)
+
 BASE_TRIGGERS: Final = frozenset(
     {name.rsplit(".", 1)[-1] for name in (*JIT_WRAPPERS, *NODE_CONSTRUCTORS, *GRAPH_CONSTRUCTORS, *METHOD_WRAPPERS)}
 )

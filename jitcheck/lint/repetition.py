@@ -47,6 +47,12 @@ class Repetition(Frequency):
         if looping:
             line = self.line_of(looping[0].node)
             return Evidence((Reason("called-in-loop", f"`{name}` is called in a loop at line {line}", line),))
+        handler = self.registered(function, context)
+        if handler is not None:
+            line = self.line_of(handler)
+            callee = cst.helpers.get_full_name_for_node(handler.func) or "a registration"
+            return Evidence((Reason("handler", f"`{name}` is registered as an event handler at line {line} "
+                                    f"(`{callee}`): it runs on every event", line),))
         elsewhere = self.elsewhere(function, context)
         if elsewhere is not None and elsewhere.sites[0].loop_kind is not None:
             return Evidence((Reason("called-elsewhere", elsewhere.words),))
@@ -71,10 +77,7 @@ class Repetition(Frequency):
             return Evidence(tuple(reasons))
         if elsewhere is not None:
             return Evidence((Reason("called-elsewhere", elsewhere.words),))
-        defined = self.c.defs.get(function)
-        if defined is not None and self.is_api(function, defined if defined.method_of is None else context):
-            return Evidence((Reason("public-api", f"`{name}` is public API of a library module"),)).guessed(
-                f"that `{name}` is called more than once: its callers are not in this file")
+        chained: Evidence | None = None
         if len(sites) == 1 and depth < 6:
             site = sites[0]
             line = self.line_of(site.node)
@@ -82,7 +85,15 @@ class Repetition(Frequency):
             caller_name = caller.name.value if isinstance(caller, cst.FunctionDef) else "module level"
             outer = self.again(site.context, depth + 1)
             reason = Reason("called-from", f"`{name}` is called at line {line}, from `{caller_name}`", line)
-            return dataclasses.replace(outer, again=(reason, *outer.again))
+            chained = dataclasses.replace(outer, again=(reason, *outer.again))
+            if chained.confidence == "high":
+                return chained  # its one caller is shown to run again: no need to guess from its being public
+        defined = self.c.defs.get(function)
+        if defined is not None and self.is_api(function, defined if defined.method_of is None else context):
+            return Evidence((Reason("public-api", f"`{name}` is public API of a library module"),)).guessed(
+                f"that `{name}` is called more than once: its callers are not in this file")
+        if chained is not None:
+            return chained
         if not sites:
             return Evidence().guessed(f"that `{name}` runs at all: nothing in this file calls it")
         return Evidence().guessed(f"that `{name}` runs more than once")
@@ -105,7 +116,7 @@ class Repetition(Frequency):
             if name in names.ONCE_FUNCTIONS or name.startswith("test"):
                 continue
             if self.callers(caller, site.context) or self.subclass_calls(caller, site.context) or \
-                    self.called_in_run(caller, site.context):
+                    self.called_in_run(caller, site.context) or self.registered(caller, site.context) is not None:
                 continue
             unseen.append(name)
         return unseen
@@ -152,6 +163,7 @@ class Repetition(Frequency):
             "called-in-loop": "called in a loop",
             "called-elsewhere": "called again and again by the project's code",
             "called-from": "called by code that runs again",
+            "handler": "an event handler, run on every event",
             "public-api": "public API whose callers are not in this file",
         }.get(first.kind if first is not None else "", "assumed to run again")
         if first is not None and first.kind == "called-from" and evidence.confidence == "low":

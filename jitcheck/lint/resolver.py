@@ -394,7 +394,9 @@ class Resolver:
             if reaching is not None and len(referents) > 1:
                 # the binding just above it in the same block is the only one this read can see
                 referents = [r for r in referents if getattr(r, "node", None) is reaching] or referents
-            if len(referents) != 1:
+            if len(referents) > 1:
+                return self.union_receiver(referents, context, depth)
+            if not referents:
                 return "unknown", []
             ref = referents[0]
             if isinstance(ref, ImportAssignment):
@@ -408,7 +410,8 @@ class Resolver:
                     if found is not None:
                         return "instances", [found]
                     return "unknown", []
-                return self.row_receiver(node, context, depth)
+                found_rows = self.row_receiver(node, context, depth)
+                return found_rows if found_rows[0] != "unknown" else self.argument_receiver(node, context, depth)
             if node is not None and node in self.c.annotations:
                 found = self.class_ref(self.c.annotations[node])
                 if found is not None:
@@ -469,6 +472,61 @@ class Resolver:
         if any(self.names_a_class(v) for v in values):
             return "unknown", []  # a class handed in: its classmethods are bound methods
         tags = [self.value_receiver(v, context, depth + 1) for v in values]
+        if all(tag == "stable" for tag, _ in tags):
+            return "stable", []
+        if all(tag == "instances" for tag, _ in tags):
+            return "instances", [ref for _, refs in tags for ref in refs]
+        return "unknown", []
+
+    def union_receiver(self, referents: list[object], context: Context, depth: int) -> Receiver:
+        """A name bound in several places (the arms of an ``if``: ``env = Maze(...)`` or ``env = Overcooked(...)``):
+        instances of the classes all its assignments build, when each builds one; unknown otherwise."""
+        classes: list[ClassRef] = []
+        for ref in referents:
+            node = getattr(ref, "node", None)
+            if node is None or node not in self.c.assigned:
+                return "unknown", []
+            tag, found = self.value_receiver(self.c.assigned[node][0], context, depth + 1)
+            if tag != "instances":
+                return "unknown", []
+            classes += found
+        return "instances", classes
+
+    def argument_receiver(self, param: cst.Param, context: Context, depth: int) -> Receiver:
+        """What a parameter of a plain function holds: what every call this file shows passes for it, the
+        functions it registers as handlers bound by ``partial(f, env)`` included, when all agree (instances of
+        known classes, or all stable). A method's parameters, a call with ``*args``, or no call: unknown."""
+        function: object = context.function
+        while isinstance(function, (cst.FunctionDef, cst.Lambda)) and not _has_param(function, param):
+            outer = self.c.defs.get(function)
+            function = outer.function if outer is not None else None
+        if not isinstance(function, cst.FunctionDef) or depth > 5 or \
+                any(info.methods.get(function.name.value) is function for info in self.c.classes.values()):
+            return "unknown", []
+        positional = [*function.params.posonly_params, *function.params.params]
+        position = next((i for i, p in enumerate(positional) if p is param), None)
+        passed: list[tuple[cst.BaseExpression, Context]] = []
+        calls = [(site.node.args, site.context) for site in self.calls_of(function)]
+        for value, _call in self.c.handlers:
+            if isinstance(value, cst.Call) and self.is_kind(value.func, names.FUNCTOOLS_PARTIALS) and value.args \
+                    and isinstance(value.args[0].value, cst.Name) \
+                    and getattr(self.single_referent(value.args[0].value), "node", None) is function:
+                holder = self.c.call_of_func.get(value.func)
+                calls.append((value.args[1:], holder.context if holder is not None else context))
+        for args, where in calls:
+            if any(arg.star for arg in args):
+                return "unknown", []
+            named = [arg for arg in args if arg.keyword is not None and arg.keyword.value == param.name.value]
+            plain = [arg for arg in args if arg.keyword is None]
+            if named:
+                passed.append((named[0].value, where))
+            elif position is not None and position < len(plain):
+                passed.append((plain[position].value, where))
+            else:
+                return "unknown", []  # its default, or a keyword this file cannot match
+        if not passed:
+            return "unknown", []
+        tags = [self.value_receiver(value, where, depth + 1) for value, where in passed]
         if all(tag == "stable" for tag, _ in tags):
             return "stable", []
         if all(tag == "instances" for tag, _ in tags):

@@ -76,6 +76,19 @@ _RUN_RUNNER = """\
         Runner(np.ones(3, np.float32)).run(np.ones(3, np.float32), 3)
     """
 
+_EVENTS = """\
+    class Window:
+        \"\"\"A stand-in for a GUI window: handlers run once per event, in the event loop of `show`.\"\"\"
+        def __init__(self):
+            self.handlers = []
+        def reg_key_handler(self, handler):
+            self.handlers.append(handler)
+        def show(self):
+            for key in ("left", "right", "left"):
+                for handler in self.handlers:
+                    handler(key)
+    """
+
 CASES: dict[str, Case] = {
     # -- missed bugs --------------------------------------------------------------------------------
     "a lambda static argument of a jitted function of another module, called through its module": ({
@@ -489,6 +502,103 @@ CASES: dict[str, Case] = {
                     jax.jit(bij.inverse)(np.ones(3, np.float32))
             """,
     }, [], 1, 1),
+    "a function registered as an event handler, through a partial, calls a helper that jits per call": ({
+        "events.py": _EVENTS,
+        "use.py": """\
+            import functools
+            import jax
+            import numpy as np
+            from pkg.events import Window
+            class Env:
+                def step_env(self, x):
+                    return x * 2.0
+            def step(env, action):
+                return jax.jit(env.step_env)(np.full(3, action, np.float32))
+            def key_handler(env, event):
+                if event == "left":
+                    step(env, 0.0)
+                elif event == "right":
+                    step(env, 1.0)
+            def run():
+                window = Window()
+                window.reg_key_handler(functools.partial(key_handler, Env()))
+                window.show()
+            """,
+    }, [("use.py", 9, "JC101")], 3, 1),
+    "a method registered as an event handler, calling a method that jits per call": ({
+        "events.py": _EVENTS,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg.events import Window
+            class Env:
+                def step_env(self, x):
+                    return x * 2.0
+            class App:
+                def __init__(self):
+                    self.env = Env()
+                def run(self):
+                    window = Window()
+                    window.reg_key_handler(self._handle_input)
+                    window.show()
+                def _handle_input(self, event):
+                    self._step(1.0 if event == "right" else 0.0)
+                def _step(self, action):
+                    return jax.jit(self.env.step_env)(np.full(3, action, np.float32))
+            def run():
+                App().run()
+            """,
+    }, [("use.py", 17, "JC101")], 3, 1),
+    "a function registered to run at exit runs once": ({
+        "use.py": """\
+            import atexit
+            import jax
+            import numpy as np
+            class Env:
+                def step_env(self, x):
+                    return x * 2.0
+            def report(env):
+                return jax.jit(env.step_env)(np.ones(3, np.float32))
+            def finish():
+                report(Env())
+            def run():
+                atexit.register(finish)
+                finish()  # what the interpreter does once at exit
+            """,
+    }, [], 1, 1),
+    "a bound method of one receiver as a static argument in a loop is found again": ({
+        "use.py": """\
+            import functools
+            import jax
+            import numpy as np
+            class Model:
+                def apply(self, x):
+                    return x * 2.0
+            @functools.partial(jax.jit, static_argnums=(0,))
+            def update(apply_fn, x):
+                return apply_fn(x)
+            def run():
+                model = Model()
+                for _ in range(3):
+                    update(model.apply, np.ones(3, np.float32))
+            """,
+    }, [], 1, 1),
+    "a bound method of a receiver built per iteration as a static argument": ({
+        "use.py": """\
+            import functools
+            import jax
+            import numpy as np
+            class Model:
+                def apply(self, x):
+                    return x * 2.0
+            @functools.partial(jax.jit, static_argnums=(0,))
+            def update(apply_fn, x):
+                return apply_fn(x)
+            def run():
+                for _ in range(3):
+                    update(Model().apply, np.ones(3, np.float32))
+            """,
+    }, [("use.py", 12, "JC101")], 3, 1),
     "a plain function stored in a functional namedtuple": ({
         "fns.py": """\
             import collections

@@ -161,16 +161,20 @@ CASES: dict[tuple[str, str], tuple[str, str, str]] = {
         def evaluate(m, batches):
             for batch in batches:
                 jax.jit(m.predict)(batch)
+        def load():
+            return Model()
         def run():
-            evaluate(Model(), [X, X, X])
+            evaluate(load(), [X, X, X])
         """,
         """\
         def evaluate(m, batches):
             predict = jax.jit(m.predict)
             for batch in batches:
                 predict(batch)
+        def load():
+            return Model()
         def run():
-            evaluate(Model(), [X, X, X])
+            evaluate(load(), [X, X, X])
         """,
         "build the jitted wrapper once, before the loop (`predict = jax.jit(m.predict)`)",
     ),

@@ -13,6 +13,7 @@ from typing import TypeVar
 
 import libcst as cst
 
+from jitcheck import rules
 from jitcheck.lint import names
 from jitcheck.lint.checks.callables import Callables
 from jitcheck.lint.collect import Context
@@ -118,6 +119,11 @@ class StaticArguments(Callables):
             return
         rebuilt = context.per_call and not self.exempt(context)
         found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position)
+        if found is not None and found.rule is rules.BOUND_METHOD and isinstance(expr, cst.Attribute) \
+                and not self.receiver_rebuilt(expr, context):
+            # A static argument is keyed by hash and ==, and a bound method equals another of the same receiver:
+            # `update(model.apply, ...)` in a loop over one `model` is found again (counted: one compile).
+            found = None
         judged = self.sameness(self.again(context), expr, context) if found is not None and found.repeats_with is None \
             else self.again(context)
         if found is not None and judged is not None:
