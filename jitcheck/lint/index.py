@@ -49,14 +49,16 @@ def _literal(node: ast.expr) -> list[Any] | None:
 
 
 def _jit_spec(decorator: ast.expr) -> dict[str, Any] | None:
-    """``{"nums": [...], "names": [...]}`` for a jit decorator (``@jax.jit``, ``@partial(jax.jit, ...)``), else None."""
+    """``{"nums": [...], "names": [...]}`` for a jit decorator (``@jax.jit``, ``@partial(jax.jit, ...)``), else None;
+    with ``"all": True`` for equinox's ``filter_jit``, under which every argument that is not an array is static."""
     keywords: list[ast.keyword] = []
+    wrapper: ast.expr = decorator
     if isinstance(decorator, ast.Call):
         head = (_dotted(decorator.func) or "").rsplit(".", 1)[-1]
         if head in _PARTIAL_LAST and decorator.args and (_dotted(decorator.args[0]) or "").rsplit(".", 1)[-1] in _JIT_LAST:
-            keywords = decorator.keywords
+            keywords, wrapper = decorator.keywords, decorator.args[0]
         elif head in _JIT_LAST and not decorator.args:
-            keywords = decorator.keywords
+            keywords, wrapper = decorator.keywords, decorator.func
         else:
             return None
     elif (_dotted(decorator) or "").rsplit(".", 1)[-1] not in _JIT_LAST:
@@ -74,6 +76,8 @@ def _jit_spec(decorator: ast.expr) -> dict[str, Any] | None:
             if values is None:
                 return {"nums": None, "names": None}
             argnames += [v for v in values if isinstance(v, str)]
+    if (_dotted(wrapper) or "").rsplit(".", 1)[-1] == "filter_jit":
+        return {"nums": nums, "names": argnames, "all": True}
     return {"nums": nums, "names": argnames}
 
 
@@ -556,7 +560,7 @@ class ProjectIndex:
                     if facts.get("returns"):
                         factories.add(name)
                     spec = facts.get("jit")
-                    if spec and (spec.get("nums") or spec.get("names")):
+                    if spec and (spec.get("nums") or spec.get("names") or spec.get("all")):
                         jitted.add(name)
             from jitcheck.lint.names import JIT_WRAPPERS
 

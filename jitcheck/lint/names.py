@@ -35,6 +35,9 @@ class Wrapper:
     """The options it also takes by position after the function (``StatefulFunction(f, (1,))``)."""
     tracing_methods: frozenset[str] = _TRACING_METHODS
     """Methods that trace (and run) the function when called on a wrapper built right there."""
+    static_all: bool = False
+    """Every argument that is not an array is static, keyed by hash and ``==`` (equinox's ``filter_jit``): a
+    callable passed is part of the cache key, as a declared static argument is."""
 
 
 STATEFUL_FUNCTIONS: Final = frozenset(
@@ -58,7 +61,8 @@ JIT_WRAPPERS: Final[Mapping[str, Wrapper]] = {
     "jax.jit": Wrapper("jax.jit"),
     "jax.pmap": Wrapper("jax.pmap", static_argnums="static_broadcasted_argnums", static_argnames=None),
     "jax.experimental.pjit.pjit": Wrapper("pjit"),
-    "equinox.filter_jit": Wrapper("equinox.filter_jit", static_argnums=None, static_argnames=None, keys="value"),
+    "equinox.filter_jit": Wrapper("equinox.filter_jit", static_argnums=None, static_argnames=None, keys="value",
+                                  static_all=True),
     "flax.nnx.jit": Wrapper("flax.nnx.jit"),
     "brainpy.math.jit": Wrapper("brainpy.math.jit"),
     "brainstate.transform.jit": Wrapper("brainstate.transform.jit"),

@@ -655,7 +655,8 @@ class Resolver:
             if "." not in qualified or qualified.startswith(f"{self.module_name}."):
                 continue
             facts = self.index.function(qualified)
-            if facts is not None and facts.get("jit") and (facts["jit"].get("nums") or facts["jit"].get("names")):
+            if facts is not None and facts.get("jit") and (facts["jit"].get("nums") or facts["jit"].get("names")
+                                                           or facts["jit"].get("all")):
                 return facts, qualified
         return None
 

@@ -3,9 +3,18 @@ each one's value, and the sameness verdict, for which a static argument that cha
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
+
+
+ALL_POSITIONS: frozenset[int] = frozenset(range(256))
+"""The static positions of a wrapper under which every argument that is not an array is static (``filter_jit``)."""
+
+
+def every_argument(params: Sequence[str] | None) -> tuple[frozenset[int], frozenset[str]]:
+    """The static spec of such a wrapper: every position, and every parameter name the function is known to have."""
+    return ALL_POSITIONS, frozenset(params or ())
 
 
 def static_arguments(call: cst.Call, spec: tuple[frozenset[int], frozenset[str]],
@@ -32,4 +41,4 @@ def static_arguments(call: cst.Call, spec: tuple[frozenset[int], frozenset[str]]
             yield arg.keyword.value, arg.value
 
 
-__all__ = ["static_arguments"]
+__all__ = ["ALL_POSITIONS", "every_argument", "static_arguments"]

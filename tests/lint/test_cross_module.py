@@ -599,6 +599,66 @@ CASES: dict[str, Case] = {
                     update(Model().apply, np.ones(3, np.float32))
             """,
     }, [("use.py", 12, "JC101")], 3, 1),
+    "a lambda passed to another module's equinox.filter_jit function in a loop": ({
+        "ops.py": """\
+            import equinox as eqx
+            @eqx.filter_jit
+            def masked_apply(m, fn, y):
+                return fn(y) * m
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.ops import masked_apply
+            def run():
+                for _ in range(3):
+                    masked_apply(np.float32(1.0), lambda x: x * 2, np.ones(3, np.float32))
+            """,
+    }, [("use.py", 5, "JC104")], 3, 1),
+    "a lambda passed to an equinox.filter_jit function of the same module in a loop": ({
+        "use.py": """\
+            import equinox as eqx
+            import numpy as np
+            @eqx.filter_jit
+            def masked_apply(m, fn, y):
+                return fn(y) * m
+            def run():
+                for _ in range(3):
+                    masked_apply(np.float32(1.0), lambda x: x * 2, np.ones(3, np.float32))
+            """,
+    }, [("use.py", 8, "JC104")], 3, 1),
+    "a module-level function and arrays passed to an equinox.filter_jit function in a loop": ({
+        "ops.py": """\
+            import equinox as eqx
+            @eqx.filter_jit
+            def masked_apply(m, fn, ys):
+                return [fn(y) * m for y in ys]
+            def double(x):
+                return x * 2
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.ops import double, masked_apply
+            def run():
+                for i in range(3):
+                    masked_apply(np.float32(i), double, [np.ones(3, np.float32), np.full(3, i, np.float32)])
+            """,
+    }, [], 1, 1),
+    "a nested def passed to an equinox.filter_jit wrapper of the same module, in a function called in a loop": ({
+        "use.py": """\
+            import equinox as eqx
+            import numpy as np
+            def apply(fn, y):
+                return fn(y)
+            apply_jit = eqx.filter_jit(apply)
+            def step(y, scale):
+                def f(x):
+                    return x * scale
+                return apply_jit(f, y)
+            def run():
+                for _ in range(3):
+                    step(np.ones(3, np.float32), np.float32(2.0))
+            """,
+    }, [("use.py", 9, "JC105")], 3, 1),
     "a plain function stored in a functional namedtuple": ({
         "fns.py": """\
             import collections

@@ -19,7 +19,7 @@ from jitcheck.lint import names
 from jitcheck.lint.checks.base import snippet
 from jitcheck.lint.checks.static_arguments import StaticArguments
 from jitcheck.lint.collect import CallSite, Context
-from jitcheck.lint.static_args import static_arguments
+from jitcheck.lint.static_args import every_argument, static_arguments
 
 
 class JitSites(StaticArguments):
@@ -39,10 +39,12 @@ class JitSites(StaticArguments):
             facts, qualified = found
             spec_facts = facts["jit"]
             assert isinstance(spec_facts, dict)
-            spec = (frozenset(spec_facts.get("nums") or ()), frozenset(spec_facts.get("names") or ()))
             params = facts.get("params")
-            self.check_static_arguments(site.node, site.context, spec, tuple(params) if isinstance(params, list) else None,
-                                        snippet(self.module, func, 40))
+            known = tuple(params) if isinstance(params, list) else None
+            every = bool(spec_facts.get("all"))
+            spec = every_argument(known) if every else \
+                (frozenset(spec_facts.get("nums") or ()), frozenset(spec_facts.get("names") or ()))
+            self.check_static_arguments(site.node, site.context, spec, known, snippet(self.module, func, 40), every=every)
 
     def jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
         call = site.node
@@ -77,7 +79,11 @@ class JitSites(StaticArguments):
                 self.report(call, rules.STATEFUL_FUNCTION_REBUILT, {
                     "subject": snippet(self.module, call), "where": where, "function": snippet(self.module, fun, 40)},
                     evidence=self.same_wrapper(evidence, call))
-        if spec is not None:
+        if wrapper.static_all:
+            params = self.params_of(fun, context)
+            self.static_call_sites(call, site.parent, every_argument(params), params, snippet(self.module, call, 50),
+                                   site.context, every=True)
+        elif spec is not None:
             self.static_call_sites(call, site.parent, spec, self.params_of(fun, context), snippet(self.module, call, 50), site.context)
 
     def partial_jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
@@ -108,6 +114,9 @@ class JitSites(StaticArguments):
             wrapper = self.wrapper_for(expr)
             if wrapper is None:
                 return
+        every = wrapper.static_all
+        if every:
+            spec = every_argument(self.def_params(function))
         if context.per_call and not self.exempt(context) and self.called_per_build(function, context):
             judged = self.sameness(self.again(context), function, context)
             if judged is not None:
@@ -120,4 +129,4 @@ class JitSites(StaticArguments):
                 return  # methods: the receiver shifts the positions
             params = self.def_params(function)
             for called in self.calls_of(function):
-                self.check_static_arguments(called.node, called.context, spec, params, function.name.value)
+                self.check_static_arguments(called.node, called.context, spec, params, function.name.value, every=every)

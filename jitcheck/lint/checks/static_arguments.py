@@ -85,10 +85,11 @@ class StaticArguments(Callables):
         return None
 
     def static_call_sites(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, spec: tuple[frozenset[int], frozenset[str]],
-                          params: tuple[str, ...] | None, spelled: str, context: Context) -> None:
-        """Check every call of the jitted wrapper this file makes: right away, via a name, or via ``self.name``."""
+                          params: tuple[str, ...] | None, spelled: str, context: Context, *, every: bool = False) -> None:
+        """Check every call of the jitted wrapper this file makes: right away, via a name, or via ``self.name``
+        (``every``: a wrapper under which every argument that is not an array is static)."""
         if isinstance(parent, cst.Call) and parent.func is wrapper_call:
-            self.check_static_arguments(parent, context, spec, params, spelled)
+            self.check_static_arguments(parent, context, spec, params, spelled, every=every)
             return
         if not isinstance(parent, (cst.Assign, cst.AnnAssign)):
             return
@@ -96,29 +97,35 @@ class StaticArguments(Callables):
         for target in targets:
             if isinstance(target, cst.Name):
                 for called in self.calls_of(target):
-                    self.check_static_arguments(called.node, called.context, spec, params, target.value)
+                    self.check_static_arguments(called.node, called.context, spec, params, target.value, every=every)
             elif isinstance(target, cst.Attribute) and target in self.c.assigned:
                 _, context = self.c.assigned[target]
                 if context.method_of is not None and isinstance(target.value, cst.Name) and target.value.value == context.self_name:
                     for called in self.c.self_calls.get((context.method_of, target.attr.value), ()):
-                        self.check_static_arguments(called.node, called.context, spec, params, f"self.{target.attr.value}")
+                        self.check_static_arguments(called.node, called.context, spec, params, f"self.{target.attr.value}",
+                                                    every=every)
 
     def check_static_arguments(self, call: cst.Call, context: Context, spec: tuple[frozenset[int], frozenset[str]],
-                               params: tuple[str, ...] | None, callee: str) -> None:
+                               params: tuple[str, ...] | None, callee: str, *, every: bool = False) -> None:
+        """Judge each static argument of ``call`` (``every``: each argument, under a wrapper that keys every
+        argument that is not an array by hash and ``==``, where only callables are judged)."""
         for key, value in static_arguments(call, spec, params):
             if isinstance(key, int):
                 label = f"static argument {key}" + (f" (`{params[key]}`)" if params and key < len(params) else "")
             else:
                 label = f"static argument `{key}`"
-            self.static_value(value, f"{label} of `{callee}`", context)
+            suffix = " (not an array, so static under `equinox.filter_jit`)" if every else ""
+            self.static_value(value, f"{label} of `{callee}`{suffix}", context, every=every)
 
-    def static_value(self, expr: cst.BaseExpression, position: str, context: Context) -> None:
-        found = self.value_problem(expr, position)
-        if found is not None:
-            self.report_problem(expr, found, self.unhashable(expr))
-            return
+    def static_value(self, expr: cst.BaseExpression, position: str, context: Context, *, every: bool = False) -> None:
+        if not every:  # (an array or a list is traced under filter_jit, not hashed)
+            found = self.value_problem(expr, position)
+            if found is not None:
+                self.report_problem(expr, found, self.unhashable(expr))
+                return
         rebuilt = context.per_call and not self.exempt(context)
-        found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position)
+        found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position,
+                                      keys="value" if every else "identity")
         if found is not None and found.rule is rules.BOUND_METHOD and isinstance(expr, cst.Attribute) \
                 and not self.receiver_rebuilt(expr, context):
             # A static argument is keyed by hash and ==, and a bound method equals another of the same receiver:
