@@ -89,6 +89,52 @@ _EVENTS = """\
                     handler(key)
     """
 
+_DIAG = textwrap.dedent("""\
+    class Scale:
+        def __init__(self, s):
+            self.s = s
+        def inverse(self, y):
+            return y / self.s
+    class Diag:
+        def __init__(self, d):
+            self._part = Scale(d)
+            self.inverse = self._part.inverse
+    """)
+_DIAG_LOOP = textwrap.dedent("""\
+    def run():
+        for i in range(3):
+            bij = Diag(np.full(3, i + 1.0, np.float32))
+            jax.jit(bij.inverse)(np.ones(3, np.float32))
+    """)
+
+
+_FILTERED = textwrap.dedent("""\
+    import equinox as eqx
+    @eqx.filter_jit
+    def masked_apply(m, fn, y):
+        return fn(y) * m
+    """)
+_FILTERED_LOOP = textwrap.dedent("""\
+    def run():
+        for _ in range(3):
+            masked_apply(np.float32(1.0), lambda x: x * 2, np.ones(3, np.float32))
+    """)
+
+
+def _static_apply(run: str) -> str:
+    """A module whose `update` jits a static `apply_fn`, with ``run`` (indented as the cases are) after it."""
+    return textwrap.dedent("""\
+        import functools
+        import jax
+        import numpy as np
+        class Model:
+            def apply(self, x):
+                return x * 2.0
+        @functools.partial(jax.jit, static_argnums=(0,))
+        def update(apply_fn, x):
+            return apply_fn(x)
+        """) + textwrap.dedent(run)
+
 CASES: dict[str, Case] = {
     # -- missed bugs --------------------------------------------------------------------------------
     "a lambda static argument of a jitted function of another module, called through its module": ({
@@ -442,46 +488,11 @@ CASES: dict[str, Case] = {
             """,
     }, [], 2, 2),
     "a bound method the constructor stores, of a part it builds, jitted on a new instance per iteration": ({
-        "parts.py": """\
-            import jax.numpy as jnp
-            class Scale:
-                def __init__(self, s):
-                    self.s = s
-                def inverse(self, y):
-                    return y / self.s
-            class Diag:
-                def __init__(self, d):
-                    self._part = Scale(d)
-                    self.inverse = self._part.inverse
-            """,
-        "use.py": """\
-            import jax
-            import numpy as np
-            from pkg.parts import Diag
-            def run():
-                for i in range(3):
-                    bij = Diag(np.full(3, i + 1.0, np.float32))
-                    jax.jit(bij.inverse)(np.ones(3, np.float32))
-            """,
+        "parts.py": _DIAG,
+        "use.py": "import jax\nimport numpy as np\nfrom pkg.parts import Diag\n" + _DIAG_LOOP,
     }, [("use.py", 7, "JC101")], 3, 1),
     "a bound method the constructor stores, of a part it builds, in the module that loops": ({
-        "use.py": """\
-            import jax
-            import numpy as np
-            class Scale:
-                def __init__(self, s):
-                    self.s = s
-                def inverse(self, y):
-                    return y / self.s
-            class Diag:
-                def __init__(self, d):
-                    self._part = Scale(d)
-                    self.inverse = self._part.inverse
-            def run():
-                for i in range(3):
-                    bij = Diag(np.full(3, i + 1.0, np.float32))
-                    jax.jit(bij.inverse)(np.ones(3, np.float32))
-            """,
+        "use.py": "import jax\nimport numpy as np\n" + _DIAG + _DIAG_LOOP,
     }, [("use.py", 15, "JC101")], 3, 1),
     "a plain function the constructor stores, jitted on a new instance per iteration": ({
         "parts.py": """\
@@ -567,64 +578,26 @@ CASES: dict[str, Case] = {
             """,
     }, [], 1, 1),
     "a bound method of one receiver as a static argument in a loop is found again": ({
-        "use.py": """\
-            import functools
-            import jax
-            import numpy as np
-            class Model:
-                def apply(self, x):
-                    return x * 2.0
-            @functools.partial(jax.jit, static_argnums=(0,))
-            def update(apply_fn, x):
-                return apply_fn(x)
+        "use.py": _static_apply("""\
             def run():
                 model = Model()
                 for _ in range(3):
                     update(model.apply, np.ones(3, np.float32))
-            """,
+            """),
     }, [], 1, 1),
     "a bound method of a receiver built per iteration as a static argument": ({
-        "use.py": """\
-            import functools
-            import jax
-            import numpy as np
-            class Model:
-                def apply(self, x):
-                    return x * 2.0
-            @functools.partial(jax.jit, static_argnums=(0,))
-            def update(apply_fn, x):
-                return apply_fn(x)
+        "use.py": _static_apply("""\
             def run():
                 for _ in range(3):
                     update(Model().apply, np.ones(3, np.float32))
-            """,
+            """),
     }, [("use.py", 12, "JC101")], 3, 1),
     "a lambda passed to another module's equinox.filter_jit function in a loop": ({
-        "ops.py": """\
-            import equinox as eqx
-            @eqx.filter_jit
-            def masked_apply(m, fn, y):
-                return fn(y) * m
-            """,
-        "use.py": """\
-            import numpy as np
-            from pkg.ops import masked_apply
-            def run():
-                for _ in range(3):
-                    masked_apply(np.float32(1.0), lambda x: x * 2, np.ones(3, np.float32))
-            """,
+        "ops.py": _FILTERED,
+        "use.py": "import numpy as np\nfrom pkg.ops import masked_apply\n" + _FILTERED_LOOP,
     }, [("use.py", 5, "JC104")], 3, 1),
     "a lambda passed to an equinox.filter_jit function of the same module in a loop": ({
-        "use.py": """\
-            import equinox as eqx
-            import numpy as np
-            @eqx.filter_jit
-            def masked_apply(m, fn, y):
-                return fn(y) * m
-            def run():
-                for _ in range(3):
-                    masked_apply(np.float32(1.0), lambda x: x * 2, np.ones(3, np.float32))
-            """,
+        "use.py": "import numpy as np\n" + _FILTERED + _FILTERED_LOOP,
     }, [("use.py", 8, "JC104")], 3, 1),
     "a module-level function and arrays passed to an equinox.filter_jit function in a loop": ({
         "ops.py": """\
