@@ -20,7 +20,7 @@ from jitcheck.lint import names
 from jitcheck.lint.callers import Elsewhere, repeated_elsewhere
 from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.positions import lines_of
-from jitcheck.lint.resolver import Resolver
+from jitcheck.lint.resolver import Resolver, returned_values
 
 _NOT_LIBRARY = frozenset({
     "test", "tests", "testing", "example", "examples", "doc", "docs", "benchmark", "benchmarks", "script", "scripts",
@@ -374,9 +374,7 @@ class Frequency(Resolver):
     def returned_closures(self, function: cst.FunctionDef) -> list[cst.FunctionDef | cst.Lambda]:
         """The functions ``function`` defines and returns: a nested ``def`` or a lambda, also through a name
         bound to one (``f = lambda ...; return f``) or a branch of ``a if c else b``."""
-        finder = _Returns()
-        function.body.visit(finder)
-        values = list(finder.values)
+        values = returned_values(function)
         for value in values:
             if isinstance(value, cst.IfExp) and len(values) < 64:
                 values += [value.body, value.orelse]
@@ -458,23 +456,6 @@ def runs_of(sites: list[CallSite]) -> list[CallSite]:
             kept.append(site)
     return kept
 
-
-class _Returns(cst.CSTVisitor):
-    """The values a function's own ``return`` statements return (nested functions are not entered)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.values: list[cst.BaseExpression] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None:
-            self.values.append(node.value)
 
 
 __all__ = ["Frequency"]

@@ -166,7 +166,11 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     if items is not None:
         facts["returns_items"] = items
     annotated = _annotation_name(node.returns)
-    if annotated is not None and annotated != "None":
+    if annotated is None and node.returns is None:
+        made = {_dotted(value.func) if isinstance(value, ast.Call) else None for value in _returned(node)[0]}
+        if len(made) == 1 and None not in made:
+            facts["type"] = made.pop()  # every return builds one thing (`return Model(...)`): a class, if indexed
+    elif annotated is not None and annotated != "None":
         facts["type"] = annotated  # the class its return annotation names: what a call of it returns
         passed = [i for i, a in enumerate((*args.posonlyargs, *args.args)) if _annotation_name(a.annotation) == annotated]
         if len(passed) == 1:

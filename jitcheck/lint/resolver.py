@@ -316,7 +316,7 @@ class Resolver:
         if isinstance(func, cst.Name):
             node = getattr(self.single_referent(func), "node", None)
             if isinstance(node, cst.FunctionDef):
-                return self.class_ref(node.returns.annotation) if node.returns is not None else None
+                return self.class_ref(node.returns.annotation) if node.returns is not None else self.made_class(node)
         if not isinstance(func, (cst.Name, cst.Attribute)):
             return None
         for name in self.qnames(func):
@@ -326,6 +326,16 @@ class Resolver:
                 if found is not None:
                     return found
         return None
+
+    def made_class(self, function: cst.FunctionDef) -> ClassRef | None:
+        """The class every ``return`` of an unannotated ``function`` builds (``return Model(...)``; a helper that
+        makes one kind of object), or None: another value, several classes, or no return."""
+        values = returned_values(function)
+        found = [self.class_ref(v.func) if isinstance(v, cst.Call) else None for v in values]
+        if not found or any(ref is None for ref in found) or len({id(ref) if not isinstance(ref, str) else ref
+                                                                   for ref in found}) != 1:
+            return None
+        return found[0]
 
     def makes_record(self, func: cst.BaseExpression) -> bool:
         """True when ``func`` names a class made by ``collections.namedtuple(...)`` or ``typing.NamedTuple(...)``
@@ -659,6 +669,31 @@ class Resolver:
                                                            or facts["jit"].get("all")):
                 return facts, qualified
         return None
+
+
+class _Returns(cst.CSTVisitor):
+    """The values a function's own ``return`` statements return (nested functions are not entered)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: list[cst.BaseExpression] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.values.append(node.value)
+
+
+def returned_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """The values ``function``'s own ``return`` statements return (those of functions nested in it are theirs)."""
+    finder = _Returns()
+    function.body.visit(finder)
+    return finder.values
 
 
 def _has_param(function: cst.FunctionDef | cst.Lambda, param: cst.Param) -> bool:

@@ -121,6 +121,30 @@ _FILTERED_LOOP = textwrap.dedent("""\
     """)
 
 
+_MODELS = textwrap.dedent("""\
+    def double(x):
+        return x * 2.0
+    class Model:
+        def __init__(self, s):
+            self.s = s
+        def apply(self, x):
+            return x * self.s
+    class Plain:
+        def __init__(self):
+            self.apply = double
+    def make(s):
+        return Model(s)
+    def make_plain():
+        return Plain()
+    """)
+_MADE_LOOP = textwrap.dedent("""\
+    def run():
+        for _ in range(3):
+            m = make(2.0)
+            jax.jit(m.apply)(np.ones(3, np.float32))
+    """)
+
+
 def _static_apply(run: str) -> str:
     """A module whose `update` jits a static `apply_fn`, with ``run`` (indented as the cases are) after it."""
     return textwrap.dedent("""\
@@ -632,6 +656,18 @@ CASES: dict[str, Case] = {
                     step(np.ones(3, np.float32), np.float32(2.0))
             """,
     }, [("use.py", 9, "JC105")], 3, 1),
+    "a bound method of what an unannotated helper of the same module builds, jitted per iteration": ({
+        "use.py": "import jax\nimport numpy as np\n" + _MODELS + _MADE_LOOP,
+    }, [("use.py", 20, "JC101")], 3, 1),
+    "a bound method of what an unannotated helper of another module builds, jitted per iteration": ({
+        "models.py": _MODELS,
+        "use.py": "import jax\nimport numpy as np\nfrom pkg.models import make\n" + _MADE_LOOP,
+    }, [("use.py", 7, "JC101")], 3, 1),
+    "a stored plain function of what an unannotated helper builds, jitted per iteration": ({
+        "models.py": _MODELS,
+        "use.py": _MADE_LOOP.replace("m = make(2.0)", "m = make_plain()").replace(
+            "def run", "import jax\nimport numpy as np\nfrom pkg.models import make_plain\ndef run"),
+    }, [], 1, 1),
     "a plain function stored in a functional namedtuple": ({
         "fns.py": """\
             import collections
