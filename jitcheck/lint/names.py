@@ -192,6 +192,9 @@ PARAMETERIZED_ROWS: Final[Mapping[str, str]] = {
 """Test decorators that call the function once per row of literal arguments (absl's, pytest's): each
 row names the values a parameter takes, as a call site would."""
 
+COPIES: Final = frozenset({"copy.copy", "copy.deepcopy", "dataclasses.replace"})
+"""Calls that return an object of their first argument's class (a copy, a dataclass with fields replaced)."""
+
 ONCE_FUNCTIONS: Final = frozenset({"main", "setUp", "setUpClass", "setUpModule"})
 """Functions a program or test runner calls once (with every ``test*`` function)."""
 

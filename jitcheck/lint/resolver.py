@@ -327,11 +327,14 @@ class Resolver:
                     return found
         return None
 
-    def made_class(self, function: cst.FunctionDef) -> ClassRef | None:
+    def made_class(self, function: cst.FunctionDef, own: ClassRef | None = None) -> ClassRef | None:
         """The class every ``return`` of an unannotated ``function`` builds (``return Model(...)``; a helper that
-        makes one kind of object), or None: another value, several classes, or no return."""
+        makes one kind of object), or None: another value, several classes, or no return. For a method of the
+        class ``own``, ``return cls(...)`` (its first parameter) builds ``own``."""
         values = returned_values(function)
-        found = [self.class_ref(v.func) if isinstance(v, cst.Call) else None for v in values]
+        first = function.params.params[0].name.value if own is not None and function.params.params else None
+        found = [(own if first is not None and isinstance(v.func, cst.Name) and v.func.value == first
+                  else self.class_ref(v.func)) if isinstance(v, cst.Call) else None for v in values]
         if not found or any(ref is None for ref in found) or len({id(ref) if not isinstance(ref, str) else ref
                                                                    for ref in found}) != 1:
             return None
@@ -357,6 +360,8 @@ class Resolver:
         if not isinstance(call.func, (cst.Name, cst.Attribute)):
             return None
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if positional and self.qnames(call.func) & names.COPIES:
+            return positional[0]  # `copy.deepcopy(m)`, `dataclasses.replace(m, s=2.0)`: an object of m's class
         for name in self.qnames(call.func):
             qualified = self.absolute(name)
             position = self.index.same_as_argument(qualified) if "." in qualified else None
@@ -553,10 +558,40 @@ class Resolver:
                 return self.value_receiver(passed, context, depth + 1)
             if self.makes_record(value.func):
                 return "stable", []  # a namedtuple's instance: every attribute is a stored field
-            return "unknown", []
+            made = self.method_made(value.func, context, depth) if depth < 6 else None
+            return ("instances", [made]) if made is not None else ("unknown", [])
         if isinstance(value, (cst.Name, cst.Attribute)):
             return self.receiver(value, context, depth + 1)
+        if isinstance(value, cst.IfExp) and depth < 6:
+            # `Model() if c else Model(3.0)`: what either branch builds
+            tags = [self.value_receiver(branch, context, depth + 1) for branch in (value.body, value.orelse)]
+            if all(tag == "instances" for tag, _ in tags):
+                return "instances", [ref for _, refs in tags for ref in refs]
         return "unknown", []
+
+    def method_made(self, func: cst.BaseExpression, context: Context, depth: int) -> ClassRef | None:
+        """The class a call of the method ``func`` builds, for a class of this file: a classmethod or staticmethod
+        read from the class (``Model.create(...)`` returning ``cls(...)`` or ``Model(...)``), or a method of an
+        object whose class is known (``base.clone()`` returning ``Model(...)``)."""
+        if not isinstance(func, cst.Attribute):
+            return None
+        name = func.attr.value
+        owners: list[ClassRef] = []
+        if self.names_a_class(func.value):
+            ref = self.class_ref(func.value)
+            owners = [ref] if ref is not None else []
+        else:
+            tag, owners = self.receiver(func.value, context, depth + 1)
+            if tag != "instances":
+                return None
+        made: list[ClassRef] = []
+        for owner in owners:
+            method = owner.methods.get(name) if isinstance(owner, ClassInfo) else None
+            found = self.made_class(method, own=owner) if method is not None else None
+            if found is None:
+                return None
+            made.append(found)
+        return made[0] if made and all(ref is made[0] for ref in made) else None
 
     def member_kind(self, expr: cst.Attribute, context: Context) -> Member:
         """Whether ``expr`` (``receiver.attr``) is a bound method, something stable, or unknown."""

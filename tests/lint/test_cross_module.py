@@ -145,6 +145,31 @@ _MADE_LOOP = textwrap.dedent("""\
     """)
 
 
+_BUILT = textwrap.dedent("""\
+    import dataclasses
+    import jax
+    import numpy as np
+    @dataclasses.dataclass(eq=False)
+    class Model:
+        s: float
+        def apply(self, x):
+            return x * self.s
+        @classmethod
+        def create(cls, s):
+            return cls(s)
+        def clone(self):
+            return Model(self.s)
+    def double(x):
+        return x * 2.0
+    class Plain:
+        def __init__(self):
+            self.apply = double
+        @classmethod
+        def create(cls):
+            return cls()
+    """)
+
+
 def _static_apply(run: str) -> str:
     """A module whose `update` jits a static `apply_fn`, with ``run`` (indented as the cases are) after it."""
     return textwrap.dedent("""\
@@ -667,6 +692,23 @@ CASES: dict[str, Case] = {
         "models.py": _MODELS,
         "use.py": _MADE_LOOP.replace("m = make(2.0)", "m = make_plain()").replace(
             "def run", "import jax\nimport numpy as np\nfrom pkg.models import make_plain\ndef run"),
+    }, [], 1, 1),
+    "bound methods of objects a classmethod, a copy and a method build, jitted per iteration": ({
+        "use.py": _BUILT + textwrap.dedent("""\
+            def run():
+                base = Model(2.0)
+                for _ in range(3):
+                    jax.jit(Model.create(2.0).apply)(np.ones(3, np.float32))
+                    jax.jit(dataclasses.replace(base, s=2.0).apply)(np.ones(3, np.float32))
+                    jax.jit(base.clone().apply)(np.ones(3, np.float32))
+            """),
+    }, [("use.py", 25, "JC101"), ("use.py", 26, "JC101"), ("use.py", 27, "JC101")], 9, 1),
+    "a stored plain function of an object a classmethod builds, jitted per iteration": ({
+        "use.py": _BUILT + textwrap.dedent("""\
+            def run():
+                for _ in range(3):
+                    jax.jit(Plain.create().apply)(np.ones(3, np.float32))
+            """),
     }, [], 1, 1),
     "a plain function stored in a functional namedtuple": ({
         "fns.py": """\
