@@ -491,7 +491,7 @@ NodeDefinition(body, inputs=("x",), outputs=("y",), settings={"options": Options
 class Options:
     depth: int
 """,
-    layers=(RUNTIME,),
+    layers=(STATIC, RUNTIME),
 )
 
 LABEL_BOUND = _rule(

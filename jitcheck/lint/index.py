@@ -249,6 +249,8 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
                         defaults.setdefault(target.attr, made_locally[value.id])
     bases = [b for b in (_dotted(base) for base in node.bases) if b is not None]
     facts: dict[str, Any] = {"bases": bases, "methods": methods, "stored": sorted(stored), "types": types}
+    if node.decorator_list:
+        facts["decorated"] = True  # a decorator may give it value equality (dataclass, attrs): not a plain class
     bound = {attr: part for attr, part in bound.items() if attr not in other and part[0] in made}
     if bound:
         facts["bound"] = bound  # `self.a = self.p.m` with `self.p = P(...)`: `a` is `m` of a part built per instance

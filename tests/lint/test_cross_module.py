@@ -170,6 +170,31 @@ _BUILT = textwrap.dedent("""\
     """)
 
 
+_OPTIONS = textwrap.dedent("""\
+    class Options:
+        def __init__(self, scale):
+            self.scale = scale
+    class Hashed:
+        def __init__(self, scale):
+            self.scale = scale
+        def __eq__(self, other):
+            return isinstance(other, Hashed) and other.scale == self.scale
+        def __hash__(self):
+            return hash(self.scale)
+    """)
+_OPTIONS_LOOP = textwrap.dedent("""\
+    import functools
+    import jax
+    import numpy as np
+    @functools.partial(jax.jit, static_argnums=(1,))
+    def scaled(x, options):
+        return x * options.scale
+    def run():
+        for _ in range(3):
+            scaled(np.ones(3, np.float32), {made})
+    """)
+
+
 def _static_apply(run: str) -> str:
     """A module whose `update` jits a static `apply_fn`, with ``run`` (indented as the cases are) after it."""
     return textwrap.dedent("""\
@@ -709,6 +734,14 @@ CASES: dict[str, Case] = {
                 for _ in range(3):
                     jax.jit(Plain.create().apply)(np.ones(3, np.float32))
             """),
+    }, [], 1, 1),
+    "a plain object of another module's class built per iteration as a static argument": ({
+        "options.py": _OPTIONS,
+        "use.py": "from pkg.options import Options\n" + _OPTIONS_LOOP.format(made="Options(2.0)"),
+    }, [("use.py", 10, "JC206")], 3, 1),
+    "a value-compared object of another module's class built per iteration as a static argument": ({
+        "options.py": _OPTIONS,
+        "use.py": "from pkg.options import Hashed\n" + _OPTIONS_LOOP.format(made="Hashed(2.0)"),
     }, [], 1, 1),
     "a plain function stored in a functional namedtuple": ({
         "fns.py": """\

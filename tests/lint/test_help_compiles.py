@@ -261,6 +261,30 @@ CASES: dict[tuple[str, str], tuple[str, str, str]] = {
         FIX,
         "define it once with `def` at module level",
     ),
+    ("JC206", "static argument"): (
+        """\
+        class Scale:
+            def __init__(self, factor):
+                self.factor = factor
+            def __call__(self, v):
+                return v * self.factor
+        def run():
+            for _ in range(3):
+                apply_jit(X, Scale(3.0))
+        """,
+        """\
+        import dataclasses
+        @dataclasses.dataclass(frozen=True)
+        class Scale:
+            factor: float
+            def __call__(self, v):
+                return v * self.factor
+        def run():
+            for _ in range(3):
+                apply_jit(X, Scale(3.0))
+        """,
+        "make `Scale` a frozen dataclass",
+    ),
     ("JC105", "static argument"): (
         """\
         def step(x):
@@ -391,7 +415,7 @@ def compiles() -> Iterator[Compiles]:
 def compiles_of(source: str, counter: Compiles) -> int:
     """How many times jax compiles during one call of the module's ``run()`` (the module's own set-up excluded)."""
     namespace: dict[str, object] = {"__name__": "help_case"}
-    exec(compile(source, "help_case.py", "exec"), namespace)
+    exec(compile(source, "help_case.py", "exec", dont_inherit=True), namespace)  # its own module: no future of ours
     run = namespace["run"]
     assert callable(run)
     counter.count = 0

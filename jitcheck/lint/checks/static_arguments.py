@@ -126,6 +126,8 @@ class StaticArguments(Callables):
         rebuilt = context.per_call and not self.exempt(context)
         found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position,
                                       keys="value" if every else "identity")
+        if found is None and rebuilt and not every:
+            found = self.identity_problem(expr, position)  # a plain object built anew: a new key each time
         if found is not None and found.rule is rules.BOUND_METHOD and isinstance(expr, cst.Attribute) \
                 and not self.receiver_rebuilt(expr, context):
             # A static argument is keyed by hash and ==, and a bound method equals another of the same receiver:
@@ -133,6 +135,11 @@ class StaticArguments(Callables):
             found = None
         judged = self.sameness(self.again(context), expr, context) if found is not None and found.repeats_with is None \
             else self.again(context)
+        if found is not None and found.rule is rules.IDENTITY_VALUE and judged is not None \
+                and any(reason.kind == "data" for reason in judged.same):
+            # Built from numbers that change on each pass: equal values would still be other keys, so making the
+            # class value-compared (the help) would not compile it once. Not this rule's recompile.
+            judged = None
         if found is not None and judged is not None:
             self.report_problem(expr, found, judged)  # (none: each run passes a different computation)
         elif found is None and not rebuilt and isinstance(expr, cst.Lambda) and self.hoistable(expr):

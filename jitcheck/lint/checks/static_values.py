@@ -130,6 +130,30 @@ class StaticValues(Checker):
             return Problem(rules.EQ_WITHOUT_HASH, {"subject": subject, "type": name, "position": position})
         return None
 
+    def identity_problem(self, expr: cst.BaseExpression, position: str) -> Problem | None:
+        """``expr`` builds an instance of a plain class (no decorator, no base but ``object``, no ``__eq__`` or
+        ``__hash__``): hashed by its address, so each one built is a new cache key as a static value (JC206)."""
+        if not isinstance(expr, cst.Call):
+            return None
+        info = self.local_class(expr.func)
+        ref = self.class_ref(expr.func) if info is None else None
+        indexed = self.index.cls(ref) if isinstance(ref, str) else None
+        if info is not None:
+            plain = not info.node.decorators and all(
+                (cst.helpers.get_full_name_for_node(b.value) or "") in ("object", "builtins.object") for b in info.node.bases) \
+                and not {"__eq__", "__hash__"} & set(info.defines) and not {"__eq__", "__hash__"} & set(info.methods)
+            name = info.node.name.value
+        elif isinstance(ref, str) and indexed is not None:
+            _, facts = indexed
+            plain = not facts.get("decorated") and facts.get("dataclass") is None and facts["bases"] in ([], ["object"]) \
+                and not {"__eq__", "__hash__"} & (set(facts["methods"]) | set(facts["stored"]))
+            name = ref.rsplit(".", 1)[-1]
+        else:
+            return None
+        if not plain:
+            return None
+        return Problem(rules.IDENTITY_VALUE, {"subject": f"`{snippet(self.module, expr)}`", "type": name, "position": position})
+
     def class_problem(self, info: ClassInfo, subject: str, position: str) -> Problem | None:
         name = info.node.name.value
         for decorator in info.node.decorators:
