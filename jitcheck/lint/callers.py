@@ -572,8 +572,12 @@ def reached(index: ProjectIndex, module: str, spelled: str) -> str | None:
     if held is None:
         made = index.returned_class(owner)  # `t = make()` with `def make() -> T`
         held = index.cls(made) if made is not None else None
-        if held is None:
-            return None
+    if held is None:
+        maker_of = index.cls(owner.rpartition(".")[0])  # `t = Model.create()`, a classmethod returning `cls(...)`
+        if maker_of is not None and owner.rpartition(".")[2] in maker_of[1].get("makers", ()):
+            held = maker_of
+    if held is None:
+        return None
     return _defining(index, held, method, 0)
 
 

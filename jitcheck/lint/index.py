@@ -182,9 +182,12 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
     methods: dict[str, str] = {}
     stored: set[str] = set()
     types: dict[str, str] = {}
+    makers: list[str] = []
     for statement in node.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             methods[statement.name] = _function(statement)["kind"]
+            if methods[statement.name] == "class" and _builds_own_class(statement):
+                makers.append(statement.name)
         elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             name = statement.target.id
             if isinstance(statement.value, ast.Lambda):
@@ -249,6 +252,8 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
                         defaults.setdefault(target.attr, made_locally[value.id])
     bases = [b for b in (_dotted(base) for base in node.bases) if b is not None]
     facts: dict[str, Any] = {"bases": bases, "methods": methods, "stored": sorted(stored), "types": types}
+    if makers:
+        facts["makers"] = makers  # classmethods returning `cls(...)`: `Model.create()` is a Model
     if node.decorator_list:
         facts["decorated"] = True  # a decorator may give it value equality (dataclass, attrs): not a plain class
     bound = {attr: part for attr, part in bound.items() if attr not in other and part[0] in made}
@@ -267,6 +272,15 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
             facts["dataclass"] = {"frozen": bool(options.get("frozen")), "eq": options.get("eq", True) is not False,
                                   "unsafe_hash": bool(options.get("unsafe_hash")), "literal": literal}
     return facts
+
+
+def _builds_own_class(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """True when every ``return`` of the classmethod ``method`` calls its first parameter (``return cls(...)``)."""
+    params = method.args.posonlyargs + method.args.args
+    returned = _returned(method)[0]
+    return bool(params) and bool(returned) and all(
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == params[0].arg
+        for value in returned)
 
 
 def _self_member(value: ast.expr | None, receiver: str) -> list[str] | None:

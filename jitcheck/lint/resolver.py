@@ -588,6 +588,9 @@ class Resolver:
         for owner in owners:
             method = owner.methods.get(name) if isinstance(owner, ClassInfo) else None
             found = self.made_class(method, own=owner) if method is not None else None
+            if isinstance(owner, str) and self.names_a_class(func.value):
+                indexed = self.index.cls(owner)  # another module's class: its classmethods returning `cls(...)`
+                found = owner if indexed is not None and name in indexed[1].get("makers", ()) else None
             if found is None:
                 return None
             made.append(found)

@@ -728,6 +728,41 @@ CASES: dict[str, Case] = {
                     jax.jit(base.clone().apply)(np.ones(3, np.float32))
             """),
     }, [("use.py", 25, "JC101"), ("use.py", 26, "JC101"), ("use.py", 27, "JC101")], 9, 1),
+    "a bound method of what another module's classmethod builds, jitted per iteration": ({
+        "built.py": _BUILT,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg.built import Model
+            def run():
+                for _ in range(3):
+                    jax.jit(Model.create(2.0).apply)(np.ones(3, np.float32))
+            """,
+    }, [("use.py", 6, "JC101")], 3, 1),
+    "a method of what another module's classmethod builds, called in a loop, jits a nested def per call": ({
+        "trainer.py": """\
+            import jax
+            class Trainer:
+                def __init__(self, lr):
+                    self.lr = lr
+                def step(self, x):
+                    @jax.jit
+                    def update(v):
+                        return v * 0.1
+                    return update(x)
+                @classmethod
+                def create(cls):
+                    return cls(0.1)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.trainer import Trainer
+            def run():
+                trainer = Trainer.create()
+                for _ in range(3):
+                    trainer.step(np.ones(3, np.float32))
+            """,
+    }, [("trainer.py", 6, "JC105")], 3, 1),
     "a stored plain function of an object a classmethod builds, jitted per iteration": ({
         "use.py": _BUILT + textwrap.dedent("""\
             def run():
