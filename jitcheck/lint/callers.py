@@ -191,6 +191,10 @@ class _Recorder:
         """The test function's parameters (fixtures, ``parametrize`` values) and decorators' texts."""
         self.decorators: tuple[str, ...] = ()
         self._texts: dict[int, str] = {}
+        self.nested: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        """The functions the function walked defines directly (not traced ones), by name."""
+        self.nested_loops: dict[str, tuple[tuple[str, int, frozenset[str]], tuple[str, ...]]] = {}
+        """For each of those its function calls in a loop: the first such loop, and the branches around the call."""
         self.carried: set[str] = set()
         """The names the statement walked binds (``x = self.step(x)``): an argument of its call that reads only
         them, changing in a loop, is the loop's carried state (same shapes each pass), not a new configuration."""
@@ -254,8 +258,19 @@ class _Recorder:
         self._texts = {}
         self.test_params = frozenset(names) if testing else frozenset()
         self.decorators = tuple(ast.unparse(d) for d in node.decorator_list) if testing else ()
-        self.body(node.body, caller, _derived(node, names), types, self_name, cls, None, ())
+        self.nested = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                       and not any(_traces(d) for d in s.decorator_list)}
+        self.nested_loops = {}
+        derived = _derived(node, names)
+        self.body(node.body, caller, derived, types, self_name, cls, None, ())
         self.history = None
+        # A helper the function defines and calls in a loop (`def go(x): return lib.f(x)`, then `for x in xs: go(x)`)
+        # runs on every pass: its calls are the function's, made in that loop, its parameters changing with it.
+        for name, (loop, arms) in list(self.nested_loops.items()):
+            inner = self.nested.pop(name)
+            own = {a.arg for a in (*inner.args.posonlyargs, *inner.args.args, *inner.args.kwonlyargs)}
+            self.body(inner.body, caller, derived | own, dict(types), self_name, cls, (loop[0], loop[1], loop[2] | own),
+                      arms)
 
     def local_class(self, node: ast.ClassDef, types: Mapping[str, str], self_name: str | None, cls: str | None) -> None:
         """Note a class defined in a function when one of its bases is the run's (the first such base is kept:
@@ -419,6 +434,8 @@ class _Recorder:
 
     def record(self, call: ast.Call, caller: str, params: set[str], types: Mapping[str, str], self_name: str | None,
                cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
+        if loop is not None and isinstance(call.func, ast.Name) and call.func.id in self.nested:
+            self.nested_loops.setdefault(call.func.id, (loop, arms))
         spelled = self.callee(call.func, types, self_name, cls)
         if spelled is None:
             return

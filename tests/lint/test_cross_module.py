@@ -690,7 +690,7 @@ CASES: dict[str, Case] = {
                     masked_apply(np.float32(i), double, [np.ones(3, np.float32), np.full(3, i, np.float32)])
             """,
     }, [], 1, 1),
-    "a nested def passed to an equinox.filter_jit wrapper of the same module, in a function called in a loop": ({
+    "a nested def passed to a filter_jit wrapper of the same module, in a function called in a loop": ({
         "use.py": """\
             import equinox as eqx
             import numpy as np
@@ -778,6 +778,22 @@ CASES: dict[str, Case] = {
         "options.py": _OPTIONS,
         "use.py": "from pkg.options import Hashed\n" + _OPTIONS_LOOP.format(made="Hashed(2.0)"),
     }, [], 1, 1),
+    "a helper a function defines and calls in a loop, calling another module's function jitting per call": ({
+        "lib.py": """\
+            import jax
+            def helper(x):
+                return jax.jit(lambda v: v * 2.0)(x)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.lib import helper
+            def run():
+                def go(x):
+                    return helper(x)
+                for _ in range(3):
+                    go(np.ones(3, np.float32))
+            """,
+    }, [("lib.py", 3, "JC104")], 3, 1),
     "a plain function stored in a functional namedtuple": ({
         "fns.py": """\
             import collections
