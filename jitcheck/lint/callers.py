@@ -430,7 +430,22 @@ class _Recorder:
                 continue
             if isinstance(current, ast.Call):
                 self.record(current, caller, params, types, self_name, cls, around, arms)
+                mapped = self.mapped(current, around)
+                if mapped is not None:
+                    self.record(mapped[0], caller, params, types, self_name, cls, mapped[1], arms)
             stack.extend((child, around) for child in children(current))
+
+    def mapped(self, call: ast.Call, around: tuple[str, int, frozenset[str]] | None
+               ) -> tuple[ast.Call, tuple[str, int, frozenset[str]]] | None:
+        """``map(f, xs)`` (the builtin, not shadowed here) calls ``f`` once per item, as ``[f(x) for x in xs]`` does:
+        that call, made up (``f(<item>)``, the item changing), and the loop it is made in."""
+        if not (isinstance(call.func, ast.Name) and call.func.id == "map" and "map" not in self.heads | self.defined
+                and len(call.args) == 2 and not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args)):
+            return None
+        item = ast.Name(id="<item>", ctx=ast.Load())
+        made = ast.Call(func=call.args[0], args=[item], keywords=[], lineno=call.lineno, col_offset=call.col_offset)
+        changing = frozenset({"<item>"} | (around[2] if around is not None else frozenset()))
+        return made, (items_kind(call.args[1]) if around is None else around[0], call.lineno, changing)
 
     def record(self, call: ast.Call, caller: str, params: set[str], types: Mapping[str, str], self_name: str | None,
                cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:

@@ -794,6 +794,20 @@ CASES: dict[str, Case] = {
                     go(np.ones(3, np.float32))
             """,
     }, [("lib.py", 3, "JC104")], 3, 1),
+    "map() over a list calls another module's function that jits per call once per item": ({
+        "lib.py": """\
+            import jax
+            def helper(x):
+                return jax.jit(lambda v: v * 2.0)(x)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.lib import helper
+            def run():
+                xs = [np.ones(3, np.float32)] * 3
+                return list(map(helper, xs))
+            """,
+    }, [("lib.py", 3, "JC104")], 3, 1),
     "a plain function stored in a functional namedtuple": ({
         "fns.py": """\
             import collections
