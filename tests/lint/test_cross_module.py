@@ -195,6 +195,21 @@ _OPTIONS_LOOP = textwrap.dedent("""\
     """)
 
 
+_WINDOW_ENV = textwrap.dedent("""\
+    import jax
+    import numpy as np
+    from pkg.events import Window
+    class Env:
+        def step_env(self, x):
+            return x * 2.0
+    """)
+_JITTING_HELPER = textwrap.dedent("""\
+    import jax
+    def helper(x):
+        return jax.jit(lambda v: v * 2.0)(x)
+    """)
+
+
 def _static_apply(run: str) -> str:
     """A module whose `update` jits a static `apply_fn`, with ``run`` (indented as the cases are) after it."""
     return textwrap.dedent("""\
@@ -589,14 +604,7 @@ CASES: dict[str, Case] = {
     }, [], 1, 1),
     "a function registered as an event handler, through a partial, calls a helper that jits per call": ({
         "events.py": _EVENTS,
-        "use.py": """\
-            import functools
-            import jax
-            import numpy as np
-            from pkg.events import Window
-            class Env:
-                def step_env(self, x):
-                    return x * 2.0
+        "use.py": "import functools\n" + _WINDOW_ENV + textwrap.dedent("""\
             def step(env, action):
                 return jax.jit(env.step_env)(np.full(3, action, np.float32))
             def key_handler(env, event):
@@ -608,17 +616,11 @@ CASES: dict[str, Case] = {
                 window = Window()
                 window.reg_key_handler(functools.partial(key_handler, Env()))
                 window.show()
-            """,
+            """),
     }, [("use.py", 9, "JC101")], 3, 1),
     "a method registered as an event handler, calling a method that jits per call": ({
         "events.py": _EVENTS,
-        "use.py": """\
-            import jax
-            import numpy as np
-            from pkg.events import Window
-            class Env:
-                def step_env(self, x):
-                    return x * 2.0
+        "use.py": _WINDOW_ENV + textwrap.dedent("""\
             class App:
                 def __init__(self):
                     self.env = Env()
@@ -632,7 +634,7 @@ CASES: dict[str, Case] = {
                     return jax.jit(self.env.step_env)(np.full(3, action, np.float32))
             def run():
                 App().run()
-            """,
+            """),
     }, [("use.py", 17, "JC101")], 3, 1),
     "a function registered to run at exit runs once": ({
         "use.py": """\
@@ -779,11 +781,7 @@ CASES: dict[str, Case] = {
         "use.py": "from pkg.options import Hashed\n" + _OPTIONS_LOOP.format(made="Hashed(2.0)"),
     }, [], 1, 1),
     "a helper a function defines and calls in a loop, calling another module's function jitting per call": ({
-        "lib.py": """\
-            import jax
-            def helper(x):
-                return jax.jit(lambda v: v * 2.0)(x)
-            """,
+        "lib.py": _JITTING_HELPER,
         "use.py": """\
             import numpy as np
             from pkg.lib import helper
@@ -795,11 +793,7 @@ CASES: dict[str, Case] = {
             """,
     }, [("lib.py", 3, "JC104")], 3, 1),
     "map() over a list calls another module's function that jits per call once per item": ({
-        "lib.py": """\
-            import jax
-            def helper(x):
-                return jax.jit(lambda v: v * 2.0)(x)
-            """,
+        "lib.py": _JITTING_HELPER,
         "use.py": """\
             import numpy as np
             from pkg.lib import helper
