@@ -195,6 +195,8 @@ class _Recorder:
         """The functions the function walked defines directly (not traced ones), by name."""
         self.nested_loops: dict[str, tuple[tuple[str, int, frozenset[str]], tuple[str, ...]]] = {}
         """For each of those its function calls in a loop: the first such loop, and the branches around the call."""
+        self.aliases: dict[str, str] = {}
+        """Local names bound to a function of the run in the function walked (``f = helper``), as it is spelled."""
         self.carried: set[str] = set()
         """The names the statement walked binds (``x = self.step(x)``): an argument of its call that reads only
         them, changing in a loop, is the loop's carried state (same shapes each pass), not a new configuration."""
@@ -202,6 +204,8 @@ class _Recorder:
     def callee(self, func: ast.expr, types: Mapping[str, str], self_name: str | None, cls: str | None) -> str | None:
         """The callee as the module spells it, when it may be a function or method of the run."""
         if isinstance(func, ast.Name):
+            if func.id in self.aliases:
+                return self.aliases[func.id]  # `f = helper` above: a call of `f` is a call of `helper`
             return func.id if func.id in self.heads or func.id in self.defined else None
         if not isinstance(func, ast.Attribute):
             return None
@@ -251,6 +255,7 @@ class _Recorder:
         names = {p.arg for p in params} | {a.arg for a in (args.vararg, args.kwarg) if a is not None}
         names.discard(self_name or "")
         self.versions = {}
+        self.aliases = {}
         self.local_classes = {}
         self.overridden = {}
         testing = caller.rsplit(".", 1)[-1].startswith("test")
@@ -360,6 +365,7 @@ class _Recorder:
                 node.targets if isinstance(node, ast.Assign) else [i.optional_vars for i in node.items if i.optional_vars]
             for name in _names_stored(bound):
                 self.versions[name] = self.versions.get(name, 0) + 1
+                self.aliases.pop(name, None)  # bound again (`for f in fns:`): no longer the alias, unless set below
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             value = node.value
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -375,8 +381,13 @@ class _Recorder:
                     made, overridden = local  # an instance of a class defined here: its base's methods
                 else:
                     made = self.callee(value.func, types, self_name, cls)
+            alias = self.callee(value, types, self_name, cls) if isinstance(value, (ast.Name, ast.Attribute)) \
+                and len(targets) == 1 else None
             for target in targets:
                 if isinstance(target, ast.Name):
+                    self.aliases.pop(target.id, None)
+                    if alias is not None:
+                        self.aliases[target.id] = alias
                     self.overridden.pop(target.id, None)
                     if made is not None:
                         types[target.id] = made

@@ -802,6 +802,17 @@ CASES: dict[str, Case] = {
                 return list(map(helper, xs))
             """,
     }, [("lib.py", 3, "JC104")], 3, 1),
+    "a local alias of another module's function that jits per call, called in a loop": ({
+        "lib.py": _JITTING_HELPER,
+        "use.py": """\
+            import numpy as np
+            from pkg.lib import helper
+            def run():
+                f = helper
+                for _ in range(3):
+                    f(np.ones(3, np.float32))
+            """,
+    }, [("lib.py", 3, "JC104")], 3, 1),
     "a plain function stored in a functional namedtuple": ({
         "fns.py": """\
             import collections
