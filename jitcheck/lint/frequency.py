@@ -18,7 +18,7 @@ from libcst.metadata import MetadataWrapper
 
 from jitcheck.lint import names
 from jitcheck.lint.callers import Elsewhere, repeated_elsewhere
-from jitcheck.lint.collect import CallSite, Context
+from jitcheck.lint.collect import CallSite, ClassInfo, Context
 from jitcheck.lint.positions import lines_of
 from jitcheck.lint.resolver import Resolver, returned_values
 
@@ -103,7 +103,27 @@ class Frequency(Resolver):
         if context.method_of is not None:
             for cls in self.class_and_bases(context.method_of):
                 sites += self.c.self_calls.get((cls, function.name.value), [])
+            sites += self.instance_calls(function, context.method_of)
         return sites
+
+    def instance_calls(self, function: cst.FunctionDef, cls: cst.ClassDef) -> list[CallSite]:
+        """For a method of a class defined in a function (which the project index cannot name), the calls
+        ``obj.name(...)`` of this file on an object of that class or of a subclass defined here
+        (``problem = Local(...)``, then ``problem.name(x)`` in a loop). A module-level class's are the index's."""
+        if self.c.class_names.get(cls.name.value) is cls:
+            return []
+        name = function.name.value
+        sites: list[CallSite] = []
+        for func, site in self.c.call_of_func.items():
+            if not isinstance(func, cst.Attribute) or func.attr.value != name or site.node.func is not func:
+                continue
+            if isinstance(func.value, cst.Name) and func.value.value == site.context.self_name:
+                continue  # `self.name(...)`: the self calls above
+            tag, classes = self.receiver(func.value, site.context)
+            if tag == "instances" and any(isinstance(ref, ClassInfo) and cls in self.class_and_bases(ref.node)
+                                          for ref in classes):
+                sites.append(site)
+        return self.in_source_order(sites)
 
     def in_order(self, function: cst.FunctionDef, sites: list[CallSite]) -> list[CallSite]:
         """The ``sites`` that reach ``function`` when its name is defined again at module level (a notebook's

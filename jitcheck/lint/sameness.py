@@ -90,7 +90,7 @@ class Sameness(Repetition):
         sources = _sources(set(used), params, derived)
         sites = runs_of(self.callers(function, context))
         configured = sorted({name for site in sites if site.context.in_loop for name in _attributes_set(site.context.loop)})
-        if configured:
+        if configured and _reads_configured(function, {name.rsplit(".", 1)[-1] for name in configured}, context.self_name):
             # `for w in ...: config.width = w; train(...)`: each call may read another configuration.
             return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
                 f"that each call builds the same program: the caller's loop sets {_names(configured)} on each "
@@ -434,6 +434,27 @@ class _Observer(cst.CSTVisitor):
         spelled = get_full_name_for_node(func) or ""
         if "time" in spelled.rsplit(".", 1)[-1].lower().split("_") and spelled.rsplit(".", 1)[-1] != "time":
             self.found = True  # `_time_call(f, ...)`, `time_it(...)`: a helper that times what it is handed
+
+
+def _reads_configured(fun: cst.CSTNode, attributes: set[str], self_name: str | None) -> bool:
+    """True when ``fun`` (the function that builds the jit: what it reads reaches the jit through closures) may
+    read one of ``attributes`` (a caller's loop sets them): it reads ``x.attr`` for one, or calls a method of its
+    receiver (``self.m(...)``), which may. A function that reads none builds the same program each call."""
+    found = False
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            nonlocal found
+            found = found or node.attr.value in attributes
+
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            func = node.func
+            found = found or (self_name is not None and isinstance(func, cst.Attribute)
+                              and isinstance(func.value, cst.Name) and func.value.value == self_name)
+
+    fun.visit(_Reads())
+    return found
 
 
 def _attributes_set(loop: cst.CSTNode | None) -> set[str]:
