@@ -210,6 +210,24 @@ _JITTING_HELPER = textwrap.dedent("""\
     """)
 
 
+_LOCAL_PROBLEM = textwrap.dedent("""\
+    import jax
+    import numpy as np
+    def run():
+        class Problem:
+            def __init__(self, dim):
+                self.dim = dim
+            def target(self, grads):
+                def det(g):
+                    return g * self.dim
+                return jax.jit(jax.vmap(det))(grads)
+        problem = Problem(2.0)
+        for i in range(3):
+            {set}
+            problem.target(np.ones((4, 2), np.float32))
+    """)
+
+
 def _static_apply(run: str) -> str:
     """A module whose `update` jits a static `apply_fn`, with ``run`` (indented as the cases are) after it."""
     return textwrap.dedent("""\
@@ -814,40 +832,11 @@ CASES: dict[str, Case] = {
             """,
     }, [("lib.py", 3, "JC104")], 3, 1),
     "a method of a class defined in a function, called on its instance in a loop, jits a nested def": ({
-        "use.py": """\
-            import jax
-            import numpy as np
-            def run():
-                class Problem:
-                    def __init__(self, dim):
-                        self.dim = dim
-                    def target(self, grads):
-                        def det(g):
-                            return g * self.dim
-                        return jax.jit(jax.vmap(det))(grads)
-                problem = Problem(2.0)
-                for i in range(3):
-                    problem.dt = float(i)  # set on each pass, but nothing the jit's function reads
-                    problem.target(np.ones((4, 2), np.float32))
-            """,
+        "use.py": _LOCAL_PROBLEM.format(
+            set="problem.dt = float(i)  # set on each pass, but nothing the jit's function reads"),
     }, [("use.py", 10, "JC105")], 3, 1),
     "the same, the loop setting an attribute the method reads: a different constant each pass": ({
-        "use.py": """\
-            import jax
-            import numpy as np
-            def run():
-                class Problem:
-                    def __init__(self, dim):
-                        self.dim = dim
-                    def target(self, grads):
-                        def det(g):
-                            return g * self.dim
-                        return jax.jit(jax.vmap(det))(grads)
-                problem = Problem(2.0)
-                for i in range(3):
-                    problem.dim = float(i)
-                    problem.target(np.ones((4, 2), np.float32))
-            """,
+        "use.py": _LOCAL_PROBLEM.format(set="problem.dim = float(i)"),
     }, [], 3, 3),
     "a plain function stored in a functional namedtuple": ({
         "fns.py": """\
