@@ -148,9 +148,9 @@ class Collector(cst.CSTVisitor):
         self.call_order: dict[cst.Call, int] = {}
         """Each call's rank in source order (calls are visited in the order they start)."""
         self.handed_to: dict[cst.Arg, cst.Call] = {}
+        """For an argument that is itself a call (``make_jaxpr(jax.jit(f))``): the call it is handed to."""
         self.handlers: list[tuple[cst.BaseExpression, cst.Call]] = []
         """What is handed to a call registering event handlers (``window.reg_key_handler(self.on_key)``), with that call."""
-        """For an argument that is itself a call (``make_jaxpr(jax.jit(f))``): the call it is handed to."""
         self.applied_parent: dict[cst.Call, cst.CSTNode | None] = {}
         """For a call whose callee is itself a call (``partial(jax.jit, ...)(f)``): what holds it."""
         self.annotations: dict[cst.CSTNode, cst.BaseExpression] = {}

@@ -135,8 +135,8 @@ class Frequency(Resolver):
         name = function.name.value
         others = [d for d, where in self.c.defs.items() if d is not function and isinstance(d, cst.FunctionDef)
                   and d.name.value == name and where.function is None
-                  and not any(d is info.methods.get(name) for info in self.c.classes.values())]
-        if not others or any(function is info.methods.get(name) for info in self.c.classes.values()):
+                  and self.method_owner(d) is None]
+        if not others or self.method_owner(function) is not None:
             return sites
         start = self.line_of(function)
         earlier = [line for line in map(self.line_of, others) if 0 < line < start]
@@ -169,16 +169,13 @@ class Frequency(Resolver):
         ``mpl_connect("key_press_event", self.on_key)``, ``partial(f, env)`` handed to one), or None. An event
         loop runs a handler once per event: again and again, with what the registration bound each time."""
         name = function.name.value
-        is_method = context.method_of is not None and \
-            any(info.methods.get(name) is function for info in self.c.classes.values())
-        for value, call in self.c.handlers:
-            if isinstance(value, cst.Call) and self.is_kind(value.func, names.FUNCTOOLS_PARTIALS) and value.args:
-                value = value.args[0].value
-            if isinstance(value, cst.Name) and value.value == name and not is_method \
-                    and getattr(self.single_referent(value), "node", None) is function:
+        is_method = context.method_of is not None and self.method_owner(function) is not None
+        for target, _, call in self.registered_handlers():
+            if isinstance(target, cst.Name) and target.value == name and not is_method \
+                    and getattr(self.single_referent(target), "node", None) is function:
                 return call
-            if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.attr.value == name \
-                    and is_method and value.value.value == context.self_name:
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.attr.value == name \
+                    and is_method and target.value.value == context.self_name:
                 return call
         return None
 
@@ -191,8 +188,8 @@ class Frequency(Resolver):
             defined = self.c.defs.get(function)
             cls = context.method_of
             if cls is None:  # a `@staticmethod` has no receiver, but is its class's: `self.jacobian(f, x)` reaches it
-                cls = next((info.node for info in self.c.classes.values()
-                            if info.methods.get(function.name.value) is function), None)
+                owner_info = self.method_owner(function)
+                cls = owner_info.node if owner_info is not None else None
             if defined is not None and defined.function is None and (
                     cls is None or self.c.class_names.get(cls.name.value) is cls):
                 owner = f"{self.module_name}.{cls.name.value}" if cls is not None else self.module_name
@@ -205,7 +202,7 @@ class Frequency(Resolver):
         defined = self.c.defs.get(function)
         if defined is None or defined.function is not None or self.c.class_names.get(function.name.value) is not None:
             return False
-        if any(function is info.methods.get(function.name.value) for info in self.c.classes.values()):
+        if self.method_owner(function) is not None:
             return False  # a method: called through its objects, not by this name
         return self.index.called_in_loops(f"{self.module_name}.{function.name.value}")
 
@@ -475,7 +472,6 @@ def runs_of(sites: list[CallSite]) -> list[CallSite]:
         if not any(site.exclusive(other) for other in kept):
             kept.append(site)
     return kept
-
 
 
 __all__ = ["Frequency"]

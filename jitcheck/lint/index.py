@@ -126,16 +126,15 @@ def _returned(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[as
     return returned, nested
 
 
-def _returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
-    """What every call of ``function`` returns when it is a new function each time: a factory's product."""
-    returned, nested = _returned(function)
+def _returns(returned: list[ast.expr | None], nested: set[str]) -> str | None:
+    """What every call of a function returns when it is a new function each time, from its ``returned`` values and
+    the defs ``nested`` in it (:func:`_returned`): a factory's product."""
     return _joined({_fresh_kind(value, nested) for value in returned})
 
 
-def _returns_items(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str | None] | None:
-    """Per position, what every call of ``function`` returns there when every return is a tuple of one length
+def _returns_items(returned: list[ast.expr | None], nested: set[str]) -> list[str | None] | None:
+    """Per position, what every call of a function returns there when every return is a tuple of one length
     (``return init_fn, apply_fn``): unpacked (``init, apply = make(...)``), each fresh item is a factory's product."""
-    returned, nested = _returned(function)
     if not returned or not all(isinstance(v, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in v.elts)
                                for v in returned):
         return None
@@ -159,15 +158,19 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
         spec = _jit_spec(decorator)
         if spec is not None:
             facts["jit"] = spec
-    returns = _returns(node)
+    returned, nested = _returned(node)  # one walk of its own returns serves every fact below
+    returns = _returns(returned, nested)
     if returns is not None:
         facts["returns"] = returns
-    items = _returns_items(node)
+    items = _returns_items(returned, nested)
     if items is not None:
         facts["returns_items"] = items
+    if facts["kind"] == "class" and params and returned and all(
+            isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == params[0] for v in returned):
+        facts["maker"] = True  # a classmethod whose every return is `cls(...)`: an instance of its class
     annotated = _annotation_name(node.returns)
     if annotated is None and node.returns is None:
-        made = {_dotted(value.func) if isinstance(value, ast.Call) else None for value in _returned(node)[0]}
+        made = {_dotted(value.func) if isinstance(value, ast.Call) else None for value in returned}
         if len(made) == 1 and None not in made:
             facts["type"] = made.pop()  # every return builds one thing (`return Model(...)`): a class, if indexed
     elif annotated is not None and annotated != "None":
@@ -185,8 +188,9 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
     makers: list[str] = []
     for statement in node.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            methods[statement.name] = _function(statement)["kind"]
-            if methods[statement.name] == "class" and _builds_own_class(statement):
+            method = _function(statement)
+            methods[statement.name] = method["kind"]
+            if method.get("maker"):
                 makers.append(statement.name)
         elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             name = statement.target.id
@@ -272,15 +276,6 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
             facts["dataclass"] = {"frozen": bool(options.get("frozen")), "eq": options.get("eq", True) is not False,
                                   "unsafe_hash": bool(options.get("unsafe_hash")), "literal": literal}
     return facts
-
-
-def _builds_own_class(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """True when every ``return`` of the classmethod ``method`` calls its first parameter (``return cls(...)``)."""
-    params = method.args.posonlyargs + method.args.args
-    returned = _returned(method)[0]
-    return bool(params) and bool(returned) and all(
-        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == params[0].arg
-        for value in returned)
 
 
 def _self_member(value: ast.expr | None, receiver: str) -> list[str] | None:

@@ -456,18 +456,39 @@ class Resolver:
             return "unknown", []
         return self.value_receiver(expr, context, depth)
 
-    def row_receiver(self, param: cst.Param, context: Context, depth: int) -> Receiver:
-        """What a parameter of a parameterized test holds: the values its decorator's rows give it
-        (``@parameterized.parameters((p_pipeline, 1.0), ...)``, ``@pytest.mark.parametrize("env", [...])``),
-        when every row's value is known and of one kind (all stable, or all instances)."""
+    def method_owner(self, function: cst.FunctionDef) -> ClassInfo | None:
+        """The class of this file whose method ``function`` is (its body defines it), or None for a function."""
+        return next((info for info in self.c.classes.values() if info.methods.get(function.name.value) is function), None)
+
+    def param_owner(self, param: cst.Param, context: Context) -> cst.FunctionDef | None:
+        """The ``def`` whose parameter ``param`` is, from a ``context`` inside it (a lambda's is none)."""
         function: object = context.function
         while isinstance(function, (cst.FunctionDef, cst.Lambda)) and not _has_param(function, param):
             outer = self.c.defs.get(function)
             function = outer.function if outer is not None else None
-        if not isinstance(function, cst.FunctionDef):
+        return function if isinstance(function, cst.FunctionDef) else None
+
+    def registered_handlers(self) -> list[tuple[cst.BaseExpression, Sequence[cst.Arg], cst.Call]]:
+        """Each callable this file registers as an event handler: what names it (``key_handler``,
+        ``self.on_key``), the arguments a ``partial(key_handler, env)`` binds to it (none otherwise), and the
+        registering call."""
+        found: list[tuple[cst.BaseExpression, Sequence[cst.Arg], cst.Call]] = []
+        for value, call in self.c.handlers:
+            if isinstance(value, cst.Call) and self.is_kind(value.func, names.FUNCTOOLS_PARTIALS) and value.args:
+                found.append((value.args[0].value, value.args[1:], call))
+            else:
+                found.append((value, (), call))
+        return found
+
+    def row_receiver(self, param: cst.Param, context: Context, depth: int) -> Receiver:
+        """What a parameter of a parameterized test holds: the values its decorator's rows give it
+        (``@parameterized.parameters((p_pipeline, 1.0), ...)``, ``@pytest.mark.parametrize("env", [...])``),
+        when every row's value is known and of one kind (all stable, or all instances)."""
+        function = self.param_owner(param, context)
+        if function is None:
             return "unknown", []
         params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
-        if any(info.methods.get(function.name.value) is function for info in self.c.classes.values()) \
+        if self.method_owner(function) is not None \
                 and not any(cst.helpers.get_full_name_for_node(d.decorator) == "staticmethod" for d in function.decorators):
             params = params[1:]  # the rows fill the parameters after the receiver
         values: list[cst.BaseExpression] = []
@@ -511,23 +532,17 @@ class Resolver:
         """What a parameter of a plain function holds: what every call this file shows passes for it, the
         functions it registers as handlers bound by ``partial(f, env)`` included, when all agree (instances of
         known classes, or all stable). A method's parameters, a call with ``*args``, or no call: unknown."""
-        function: object = context.function
-        while isinstance(function, (cst.FunctionDef, cst.Lambda)) and not _has_param(function, param):
-            outer = self.c.defs.get(function)
-            function = outer.function if outer is not None else None
-        if not isinstance(function, cst.FunctionDef) or depth > 5 or \
-                any(info.methods.get(function.name.value) is function for info in self.c.classes.values()):
+        function = self.param_owner(param, context)
+        if function is None or depth > 5 or self.method_owner(function) is not None:
             return "unknown", []
         positional = [*function.params.posonly_params, *function.params.params]
         position = next((i for i, p in enumerate(positional) if p is param), None)
         passed: list[tuple[cst.BaseExpression, Context]] = []
-        calls = [(site.node.args, site.context) for site in self.calls_of(function)]
-        for value, _call in self.c.handlers:
-            if isinstance(value, cst.Call) and self.is_kind(value.func, names.FUNCTOOLS_PARTIALS) and value.args \
-                    and isinstance(value.args[0].value, cst.Name) \
-                    and getattr(self.single_referent(value.args[0].value), "node", None) is function:
-                holder = self.c.call_of_func.get(value.func)
-                calls.append((value.args[1:], holder.context if holder is not None else context))
+        calls: list[tuple[Sequence[cst.Arg], Context]] = [(site.node.args, site.context) for site in self.calls_of(function)]
+        for target, bound, call in self.registered_handlers():
+            if bound and isinstance(target, cst.Name) and getattr(self.single_referent(target), "node", None) is function:
+                holder = self.c.call_of_func.get(call.func)  # `partial(f, env)` binds `env` where it is registered
+                calls.append((bound, holder.context if holder is not None else context))
         for args, where in calls:
             if any(arg.star for arg in args):
                 return "unknown", []
@@ -577,7 +592,8 @@ class Resolver:
             return None
         name = func.attr.value
         owners: list[ClassRef] = []
-        if self.names_a_class(func.value):
+        from_class = self.names_a_class(func.value)
+        if from_class:
             ref = self.class_ref(func.value)
             owners = [ref] if ref is not None else []
         else:
@@ -586,9 +602,11 @@ class Resolver:
                 return None
         made: list[ClassRef] = []
         for owner in owners:
-            method = owner.methods.get(name) if isinstance(owner, ClassInfo) else None
-            found = self.made_class(method, own=owner) if method is not None else None
-            if isinstance(owner, str) and self.names_a_class(func.value):
+            found: ClassRef | None = None
+            if isinstance(owner, ClassInfo):
+                method = owner.methods.get(name)
+                found = self.made_class(method, own=owner) if method is not None else None
+            elif from_class:
                 indexed = self.index.cls(owner)  # another module's class: its classmethods returning `cls(...)`
                 found = owner if indexed is not None and name in indexed[1].get("makers", ()) else None
             if found is None:
