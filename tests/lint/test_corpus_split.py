@@ -36,8 +36,11 @@ def test_a_library_moved_to_development_stays_sealed_by_the_hash_but_is_no_longe
     by_the_second_rule = set(split.MOVED_TO_DEVELOPMENT) - by_reading
     assert by_reading <= set(split.MOVED_TO_DEVELOPMENT) and len(by_the_second_rule) == 22
     assert all(split.moved_by_the_second_rule(name) for name in by_the_second_rule)
-    # the rule moved every sealed library it picks: none is left in the sealed half
-    assert not any(split.moved_by_the_second_rule(name) for name, _ in real_world.SEALED)
+    # the rule moved every sealed library it picks: none is left of the sealed half it was applied to
+    # (once, on 4 December 2026; libraries sealed since, round 8's top-up, are not subject to it)
+    later = {"aws-fortuna", "kinetix-env"}
+    assert later <= {name for name, _ in real_world.SEALED}
+    assert not any(split.moved_by_the_second_rule(name) for name, _ in real_world.SEALED if name not in later)
     assert all(split.MOVED_TO_DEVELOPMENT.values())  # each move says why
     for name in split.MOVED_TO_DEVELOPMENT:
         assert split.sealed_by_the_rule(name) and not split.is_sealed(name)
@@ -48,7 +51,8 @@ def test_a_library_moved_to_development_stays_sealed_by_the_hash_but_is_no_longe
 def test_real_world_lists_each_new_library_on_its_side_and_the_default_run_never_includes_a_sealed_one() -> None:
     sealed = {name for name, _ in real_world.SEALED}
     assert sealed and all(split.is_sealed(name) for name in sealed)
-    assert not any(split.is_sealed(name) for name, _ in real_world.NEW_DEVELOPMENT)
+    assert not any(split.is_sealed(name) for name, _ in real_world.NEW_DEVELOPMENT + real_world.FRESH_DEVELOPMENT)
+    assert set(real_world.FRESH_DEVELOPMENT) <= set(real_world.ALL)
     assert sealed.isdisjoint(name for name, _ in real_world.ALL)
     assert set(real_world.NEW_DEVELOPMENT) <= set(real_world.ALL)
     moved = {name for name, _ in real_world.MOVED_FROM_SEALED}
