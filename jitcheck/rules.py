@@ -332,8 +332,12 @@ when `predict` is a method (a bound method is a new object each time it is read,
 `jax.jit` keys on the function object): every iteration traces and compiles again. The
 pass reports a bound method it can prove under JC101; this rule covers a receiver
 whose type it cannot resolve (a parameter without annotation, an object from a
-library it cannot read). Hoisting the wrapper out of the loop is right in every case,
-which is why the rule is worth its lower confidence. Ignore it with
+library it cannot read). Re-wrapped on every pass, a method traces again even when the
+receiver is the same object, and an attribute jitted on an object is a method far more
+often than a function held in a field, so the rule reports it by default; only the
+names records give their function fields (`opt.update`, `net.apply`, `state.apply_fn`,
+`init`, `allocate`, a name ending in `fn`) stay a guess, shown with `--preview`.
+Hoisting the wrapper out of the loop is right in every case. Ignore it with
 `ignore = ["JC107"]` in `[tool.jitcheck]`.
 """,
     example="""

@@ -139,6 +139,7 @@ class Collector(cst.CSTVisitor):
         ``name = call(...)``, above it in the same block, with no other binding of the name in between
         (straight-line code, whatever else binds it elsewhere)."""
         self._live_unpacked: dict[str, tuple[cst.CSTNode, cst.Name]] = {}
+        self._loop_binds: dict[cst.CSTNode, set[str]] = {}
         self.classes: dict[cst.ClassDef, ClassInfo] = {}
         self.defs: dict[FunctionNode, Context] = {}
         """Every ``def`` and lambda, with the context it is defined in."""
@@ -228,11 +229,16 @@ class Collector(cst.CSTVisitor):
         live = self._live_unpacked.get(node.value)
         if live is None or live[1] is node:
             return
+        loops: list[cst.CSTNode] = []
         for holder in reversed(self.stack[:-1]):
             if isinstance(holder, (cst.Lambda, cst.FunctionDef, cst.ClassDef, *_COMPREHENSIONS)):
                 return  # runs later, or in a scope of its own: not straight-line code of the block
-            if isinstance(holder, (cst.IndentedBlock, cst.Module)):
-                if holder is live[0]:
+            if isinstance(holder, (cst.For, cst.While)):
+                loops.append(holder)
+            if holder is live[0]:
+                # In a block nested below the binding's (a loop's body, an `if` arm), it still reaches the read
+                # unless a loop in between binds the name again (a later iteration would see that binding).
+                if not any(node.value in _names_bound_in(loop, self._loop_binds) for loop in loops):
                     self.reaching[node] = live[1]
                 return
 
@@ -682,6 +688,22 @@ def _target_names(target: cst.BaseExpression | None, into: set[str]) -> None:
             _target_names(element.value, into)
     elif isinstance(target, cst.StarredElement):
         _target_names(target.value, into)
+
+
+def _names_bound_in(loop: cst.CSTNode, cache: dict[cst.CSTNode, set[str]]) -> set[str]:
+    """Every plain name a loop binds anywhere in its target and body (its nested scopes apart), remembered."""
+    found = cache.get(loop)
+    if found is None:
+        found = set()
+        stack: list[cst.CSTNode] = [loop]
+        while stack:
+            current = stack.pop()
+            found |= _bound_names(current)
+            if current is not loop and isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+                continue
+            stack.extend(current.children)
+        cache[loop] = found
+    return found
 
 
 def _bound_names(node: cst.CSTNode) -> set[str]:

@@ -145,6 +145,29 @@ def _returns_items(returned: list[ast.expr | None], nested: set[str]) -> list[st
     return items if any(items) else None
 
 
+def _types_items(annotation: ast.expr | None, returned: list[ast.expr | None]) -> list[str | None] | None:
+    """Per position, the class a function's tuple holds there: by its return annotation (``-> Tuple[Fns, Callable]``,
+    ``tuple[Fns, Callable]``), or, unannotated, what every ``return`` of a tuple of one length builds there
+    (``return Fns(...), energy_fn``). Unpacked (``neighbor_fn, energy_fn = make(...)``), a name holds that class."""
+    if annotation is not None:
+        if not (isinstance(annotation, ast.Subscript) and (_dotted(annotation.value) or "").rsplit(".", 1)[-1]
+                in ("Tuple", "tuple") and isinstance(annotation.slice, ast.Tuple)):
+            return None
+        if any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in annotation.slice.elts):
+            return None  # `tuple[Env, ...]`: any length, not positions
+        items = [_annotation_name(e) for e in annotation.slice.elts]
+        return items if any(items) else None
+    tuples = [v for v in returned if isinstance(v, ast.Tuple)]
+    if not tuples or len(tuples) != len(returned) or len({len(t.elts) for t in tuples}) != 1:
+        return None
+    made: list[str | None] = []
+    for i in range(len(tuples[0].elts)):
+        calls = [t.elts[i] for t in tuples]
+        spelled = {_dotted(c.func) if isinstance(c, ast.Call) else None for c in calls}
+        made.append(spelled.pop() if len(spelled) == 1 else None)
+    return made if any(made) else None
+
+
 def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     args = node.args
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
@@ -168,6 +191,9 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     if facts["kind"] == "class" and params and returned and all(
             isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == params[0] for v in returned):
         facts["maker"] = True  # a classmethod whose every return is `cls(...)`: an instance of its class
+    types = _types_items(node.returns, returned)
+    if types is not None:
+        facts["types_items"] = types
     annotated = _annotation_name(node.returns)
     if annotated is None and node.returns is None:
         made = {_dotted(value.func) if isinstance(value, ast.Call) else None for value in returned}
@@ -696,6 +722,26 @@ class ProjectIndex:
         if not isinstance(spelled, str):
             return None
         held = self.resolve_in(module, spelled)
+        return held if self.cls(held) is not None else None
+
+    def returned_item_class(self, qualified: str, item: int) -> str | None:
+        """The qualified class a call of the function ``qualified`` returns at position ``item`` of its tuple
+        (the index's ``types_items``), if that names an indexed class."""
+        found = self.lookup(qualified)
+        if found is None:
+            return None
+        module, name, summary = found
+        items = summary["functions"].get(name, {}).get("types_items")
+        if not isinstance(items, list) or item >= len(items) or not isinstance(items[item], str):
+            return None
+        return self.class_named(module, items[item])
+
+    def class_named(self, module: str, spelled: str) -> str | None:
+        """The qualified class ``spelled`` names in ``module`` (imported, defined, or a module-level alias such as
+        ``NeighborListFns = partition.NeighborListFns``), if indexed."""
+        held = self.resolve_in(module, spelled)
+        if self.cls(held) is None:
+            held = self.canonical(f"{module}.{spelled}")
         return held if self.cls(held) is not None else None
 
     def called_in_loops(self, qualified: str) -> bool:

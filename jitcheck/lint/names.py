@@ -195,6 +195,18 @@ row names the values a parameter takes, as a call site would."""
 COPIES: Final = frozenset({"copy.copy", "copy.deepcopy", "dataclasses.replace"})
 """Calls that return an object of their first argument's class (a copy, a dataclass with fields replaced)."""
 
+FUNCTION_FIELDS: Final = frozenset({"apply", "init", "update", "allocate", "initialize"})
+"""Attribute names JAX libraries give the function-valued fields of their records (haiku's ``Transformed.init``
+and ``.apply``, optax's ``GradientTransformation.init`` and ``.update``, jax-md's ``NeighborListFns.allocate`` and
+``.update``): read from an object the pass cannot type, such an attribute may be one function, found again."""
+
+
+def function_field(name: str) -> bool:
+    """True when an attribute called ``name`` may well hold a plain function rather than name a method: one of
+    :data:`FUNCTION_FIELDS`, or spelled as a function held in a field (``apply_fn``, ``loss_func``, ``score_fn``)."""
+    return name in FUNCTION_FIELDS or name.endswith(("fn", "_func", "_function"))
+
+
 ONCE_FUNCTIONS: Final = frozenset({"main", "setUp", "setUpClass", "setUpModule"})
 """Functions a program or test runner calls once (with every ``test*`` function)."""
 
@@ -235,11 +247,13 @@ __all__ = [
     "CONTAINER_BUILTINS",
     "DATACLASS_DECORATORS",
     "EQUINOX_PARTIALS",
+    "FUNCTION_FIELDS",
     "FUNCTOOLS_PARTIALS",
     "GRAPH_CONSTRUCTORS",
     "JIT_WRAPPERS",
     "METHOD_WRAPPERS",
     "Keys",
+    "function_field",
     "NODE_CONSTRUCTORS",
     "ONCE_FUNCTIONS",
     "ORDERED_MAPS",

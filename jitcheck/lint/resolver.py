@@ -327,6 +327,45 @@ class Resolver:
                     return found
         return None
 
+    def returned_item_class(self, func: cst.BaseExpression, item: int) -> ClassRef | None:
+        """The class a call of ``func`` returns at position ``item`` of its tuple (``fns, energy = make(...)``), by
+        the function's ``-> Tuple[Fns, Callable]`` or the class every return builds there: a function of this file,
+        or one the index knows (its ``types_items``)."""
+        if isinstance(func, cst.Name):
+            node = getattr(self.single_referent(func), "node", None)
+            if isinstance(node, cst.FunctionDef):
+                return self.tuple_item_class(node, item)
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        for name in self.qnames(func):
+            qualified = self.absolute(name)
+            if "." in qualified:
+                found = self.index.returned_item_class(qualified, item)
+                if found is not None:
+                    return found
+        return None
+
+    def tuple_item_class(self, function: cst.FunctionDef, item: int) -> ClassRef | None:
+        """The class this file's ``function`` returns at position ``item`` of its tuple (see returned_item_class)."""
+        if function.returns is not None:
+            annotation = function.returns.annotation
+            if not (isinstance(annotation, cst.Subscript) and isinstance(annotation.value, (cst.Name, cst.Attribute))
+                    and (cst.helpers.get_full_name_for_node(annotation.value) or "").rsplit(".", 1)[-1]
+                    in ("Tuple", "tuple") and item < len(annotation.slice)):
+                return None
+            if any(isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Ellipsis) for e in annotation.slice):
+                return None  # `tuple[Env, ...]`: any length, not positions
+            element = annotation.slice[item].slice
+            return self.class_ref(element.value) if isinstance(element, cst.Index) else None
+        values = returned_values(function)
+        if not values or not all(isinstance(v, cst.Tuple) and len(v.elements) > item for v in values):
+            return None
+        items = [v.elements[item].value if isinstance(v, cst.Tuple) else None for v in values]
+        found = [self.class_ref(i.func) if isinstance(i, cst.Call) else None for i in items]
+        if any(ref is None for ref in found) or len({id(ref) if not isinstance(ref, str) else ref for ref in found}) != 1:
+            return None
+        return found[0]
+
     def made_class(self, function: cst.FunctionDef, own: ClassRef | None = None) -> ClassRef | None:
         """The class every ``return`` of an unannotated ``function`` builds (``return Model(...)``; a helper that
         makes one kind of object), or None: another value, several classes, or no return. For a method of the
@@ -431,9 +470,8 @@ class Resolver:
                 found = self.class_ref(self.c.annotations[node])
                 if found is not None:
                     return "instances", [found]
-            if node is not None and node in self.c.assigned:
-                value, _ = self.c.assigned[node]
-                return self.value_receiver(value, context, depth)
+            if node is not None and (node in self.c.assigned or node in self.c.unpacked):
+                return self.binding_receiver(node, context, depth)
             if node is not None and node in self.c.loop_iters:
                 iterable = self.c.loop_iters[node]
                 if isinstance(iterable, (cst.Tuple, cst.List)) and iterable.elements:
@@ -514,15 +552,24 @@ class Resolver:
             return "instances", [ref for _, refs in tags for ref in refs]
         return "unknown", []
 
+    def binding_receiver(self, node: cst.CSTNode, context: Context, depth: int) -> Receiver:
+        """What a name holds from one binding: the value assigned (``env = Env()``), or the item of a call's tuple it
+        is unpacked from (``fns, energy = make(...)``, by :meth:`returned_item_class`)."""
+        if node in self.c.assigned:
+            return self.value_receiver(self.c.assigned[node][0], context, depth)
+        if node in self.c.unpacked:
+            call, item, _ = self.c.unpacked[node]
+            held = self.returned_item_class(call.func, item)
+            return ("instances", [held]) if held is not None else ("unknown", [])
+        return "unknown", []
+
     def union_receiver(self, referents: list[object], context: Context, depth: int) -> Receiver:
         """A name bound in several places (the arms of an ``if``: ``env = Maze(...)`` or ``env = Overcooked(...)``):
         instances of the classes all its assignments build, when each builds one; unknown otherwise."""
         classes: list[ClassRef] = []
         for ref in referents:
             node = getattr(ref, "node", None)
-            if node is None or node not in self.c.assigned:
-                return "unknown", []
-            tag, found = self.value_receiver(self.c.assigned[node][0], context, depth + 1)
+            tag, found = self.binding_receiver(node, context, depth + 1) if node is not None else ("unknown", [])
             if tag != "instances":
                 return "unknown", []
             classes += found

@@ -947,6 +947,66 @@ CASES: dict[str, Case] = {
                     x = minimise(x, 2.0)
             """,
     }, [("use.py", 9, "JC105")], 3, 1),
+    "a factory's tuple unpacked: a record's function field is one function, a method a new bound method": ({
+        "util.py": """\
+            import dataclasses
+            from typing import Callable, Tuple
+            @dataclasses.dataclass(frozen=True)
+            class Fns:
+                update: Callable
+            Record = Fns
+            class Stepper:
+                def step(self, x):
+                    return x * 2.0
+            def _update(x):
+                return x + 1.0
+            def make() -> Tuple[Record, Callable]:
+                return Fns(_update), _update
+            def make_stepper():
+                return Stepper(), _update
+            """,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg import util
+            def run():
+                x = np.ones(3, np.float32)
+                fns, energy = util.make()
+                fns, energy = util.make()
+                for _ in range(3):
+                    x = jax.jit(fns.update)(x)  # a field: the same function each time
+                stepper, energy = util.make_stepper()
+                for _ in range(3):
+                    x = jax.jit(stepper.step)(x)
+            """,
+    }, [("use.py", 12, "JC101")], 4, 2),
+    "an unknown object's attribute jitted per pass: a method, unless named as a function field": ({
+        "util.py": """\
+            import collections
+            Optimizer = collections.namedtuple("Optimizer", ["init", "update"])
+            class Env:
+                def step(self, x):
+                    return x * 2.0
+            def _update(x):
+                return x + 1.0
+            MADE = {"env": Env, "sgd": lambda: Optimizer(_update, _update)}
+            def build(kind):
+                return MADE[kind]()
+            """,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg.util import build
+            def run():
+                x = np.ones(3, np.float32)
+                env = build("env")
+                for _ in range(3):
+                    x = jax.jit(env.step)(x)
+                opt = build("sgd")
+                for _ in range(3):
+                    x = jax.jit(opt.update)(x)  # a record's field: one function (a guess, --preview only)
+            """,
+    }, [("use.py", 8, "JC107")], 4, 2),
 }
 
 UNHASHABLE: dict[str, tuple[str, int, str]] = {

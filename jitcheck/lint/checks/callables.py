@@ -206,11 +206,17 @@ class Callables(Fixability):
                 return Problem(rules.BOUND_METHOD, {"position": position, "subject": snippet(self.module, expr)})
             if kind == "unknown" and jitted and rebuilt and context.in_loop and keys == "identity" and depth == 0:
                 # Hoisting the wrapper out of the loop is right whatever the attribute is (see JC107).
+                # An attribute jitted on an object is a method far more often than a function held in a field, and a
+                # method re-wrapped per pass traces again even on the same object; the names records give their
+                # function fields (`opt.update`, `net.apply`, `apply_fn`) stay a guess.
                 receiver = snippet(self.module, expr.value, 40)
+                evidence = Evidence()
+                if names.function_field(expr.attr.value):
+                    evidence = evidence.guessed(f"what `{receiver}` is, and so that `{expr.attr.value}` is a method "
+                                                "(a new bound method on each read)")
                 return Problem(rules.UNRESOLVED_METHOD, {"position": position, "subject": snippet(self.module, expr),
                                                          "receiver": receiver, "name": expr.attr.value},
-                               evidence=Evidence().guessed(f"what `{receiver}` is, and so that `{expr.attr.value}` is a "
-                                                           "method (a new bound method on each read)"))
+                               evidence=evidence)
         return None
 
     def built_before_loop(self, found: Problem, context: Context, built: Context, node: cst.CSTNode) -> Problem | None:
