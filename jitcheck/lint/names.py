@@ -105,8 +105,15 @@ _EQUINOX_TRANSFORMATIONS: Final = (
     "equinox.filter_grad", "equinox.filter_value_and_grad", "equinox.filter_vmap", "equinox.filter_checkpoint",
     "equinox.filter_jacfwd", "equinox.filter_jacrev", "equinox.filter_hessian",
 )
+_BRAINSTATE_TRANSFORMATIONS: Final = tuple(
+    f"brainstate.transform.{name}" for name in ("grad", "vector_grad", "jacrev", "jacfwd", "hessian", "vmap", "checkpoint")
+)
+"""brainstate's transformations: each call returns a new ``GradientTransform`` (or mapped function) object, which
+compares by identity."""
 TRANSFORMATIONS: Final[Mapping[str, Transformation]] = {
     **{name: Transformation(name, rebuilds=True) for name in _JAX_TRANSFORMATIONS},
+    **{name: Transformation(name, rebuilds=True, keywords=("fun", "func", "fn"))
+       for name in _BRAINSTATE_TRANSFORMATIONS},
     **{name: Transformation(name, rebuilds=True, keywords=("f",))
        for name in ("jax.shard_map", "jax.experimental.shard_map.shard_map", "jax.experimental.checkify.checkify")},
     **{name: Transformation(name, rebuilds=False) for name in _EQUINOX_TRANSFORMATIONS},

@@ -191,6 +191,18 @@ TRUE_POSITIVES = {
         """,
         [(3, "JC701"), (4, "JC701"), (5, "JC701"), (6, "JC701"), (8, "JC701"), (11, "JC701")],
     ),
+    "brainstate's transformations return a new object per call (a GradientTransform compares by identity)": (
+        """\
+        import brainstate
+        def run(x):
+            a = brainstate.transform.jit(brainstate.transform.grad(scale))(x, 2.0)
+            b = brainstate.transform.jit(brainstate.transform.vmap(scale))(x, 2.0)
+            return jax.jit(brainstate.transform.vector_grad(func=scale))(x, 2.0) + a + b
+        def kept(x):
+            return brainstate.transform.jit(scale)(x, 2.0)
+        """,
+        [(3, "JC701"), (4, "JC701"), (5, "JC701")],
+    ),
     "equinox: a rebuilt callable inside filter_grad, a fresh receiver, a jax transformation": (
         """\
         import equinox as eqx
