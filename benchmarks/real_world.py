@@ -167,6 +167,19 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("rlax", "0.1.9"),
     ("s2fft", "1.5.0"),
     ("xlb", "0.3.1"),
+    # round 8's second batch (labelled the same way, scored once as they stood at main 1635545):
+    ("bayex", "0.3.0"),
+    ("brainevent", "0.2.1"),
+    ("clu", "0.0.12"),
+    ("cola-ml", "0.0.7"),
+    ("dopamine-rl", "4.1.2"),
+    ("einx", "0.4.3"),
+    ("elegy", "0.5.0"),
+    ("jaxfit", "0.0.5"),
+    ("levanter", "1.1"),
+    ("pytensor", "3.0.7"),
+    ("sbijax", "0.3.4"),
+    ("sbx-rl", "0.28.0"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
@@ -232,10 +245,13 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("jaxboost", "0.5.0"),
     ("diffusionjax", "0.1.8"),
     ("hgfx", "1.0.0"),
-    # Round 8's top-up (4 December 2026; names sealed by the rule, labelled blind by a helper that reports
+    # Round 8's top-up (4 December 2026; names sealed by the rule, labelled blind by helpers that report
     # only counts; optimagic 0.5.3, also sealed, has no jax jit site and is left out):
     ("aws-fortuna", "0.2.0"),
     ("kinetix-env", "3.0.2"),
+    # and its second batch (flaxmodels 0.1.3, also sealed, has no jit site and is left out):
+    ("deepxde", "1.15.0"),
+    ("pennylane", "0.30.0"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
