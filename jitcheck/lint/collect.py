@@ -18,7 +18,7 @@ from typing import Union
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from jitcheck.lint import names
+from jitcheck.lint import generators, names
 
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
@@ -121,9 +121,12 @@ def trigger_names(source: str, extra: Iterable[str]) -> frozenset[str]:
 class Collector(cst.CSTVisitor):
     """Walks a module once and records the candidate calls and the facts the rules need."""
 
-    def __init__(self, triggers: frozenset[str], jit_spellings: frozenset[str], graph_spellings: frozenset[str]) -> None:
+    def __init__(self, triggers: frozenset[str], jit_spellings: frozenset[str], graph_spellings: frozenset[str],
+                 single_yield: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.triggers = triggers
+        self.single_yield = single_yield
+        """The module's generators that yield at most once (:mod:`generators`): a loop over a call of one runs once."""
         self.jit_spellings = jit_spellings
         self.graph_spellings = graph_spellings
         self.frames: list[Frame] = [Frame("module", None, "")]
@@ -374,13 +377,23 @@ class Collector(cst.CSTVisitor):
             self.loop_bodies[node.target] = node.body
         node.target.visit(self)
         node.iter.visit(self)
-        once = _one_item(node.iter)
+        once = _one_item(node.iter) or self._single_yield_call(node.iter)
         self._enter_loop(node, not once)
         node.body.visit(self)
         self._leave_loop(not once)
         if node.orelse is not None:
             node.orelse.visit(self)
         return False
+
+    def _single_yield_call(self, iterable: cst.BaseExpression) -> bool:
+        """``gen(...)``, ``self.gen(...)`` or ``cls.gen(...)`` of a generator of this module yielding at most once."""
+        if not self.single_yield or not isinstance(iterable, cst.Call):
+            return False
+        func = iterable.func
+        if isinstance(func, cst.Name):
+            return func.value in self.single_yield
+        return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+            and func.value.value in ("self", "cls") and func.attr.value in self.single_yield
 
     def _if(self, node: cst.If) -> bool:
         memo = _memo_guard(node)
@@ -666,7 +679,8 @@ def collect(module: cst.Module, source: str, graph_constructors: Iterable[str] =
     aliases = {m.group(2) for m in _ALIAS.finditer(source)}
     jit_spellings = names.last_names((*names.JIT_WRAPPERS, *names.METHOD_WRAPPERS, *jit_names)) | (aliases & triggers)
     graph_spellings = names.last_names((*names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS, *graph_names))
-    collector = Collector(triggers, jit_spellings, graph_spellings)
+    single_yield = generators.single_yield_generators(module) if "yield" in source else frozenset()
+    collector = Collector(triggers, jit_spellings, graph_spellings, single_yield)
     module.visit(collector)
     return collector
 

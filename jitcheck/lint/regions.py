@@ -12,7 +12,9 @@ grows from its sites (:func:`.prefilter.positive_sites`):
   part stores; each kept body adds what it names, until nothing more is kept;
 - a class whose method is kept, or that a kept part names, keeps the bodies of its methods that
   store attributes (an instance's stored attributes are facts of its class);
-- a module-level function that stores an attribute or declares ``global``/``nonlocal`` is kept;
+- a module-level function that stores an attribute or declares ``global``/``nonlocal`` is kept, and so is a
+  function or method a kept part loops over a call of (``for x in self.gen(...)``: a generator's yields tell
+  how often that loop runs);
 - a long module-level value (``NAME = value`` over three lines or more: tables, parameter lists)
   is cut unless a kept part reads its name; the module's other statements are always kept, and
   one that names something wanted (a call of a kept function) adds what it names.
@@ -104,10 +106,13 @@ class _Body:
     """What one function body names (the module's names it may read, and attributes), and whether it must be
     kept whatever it names."""
 
-    __slots__ = ("names", "attributes", "of_self", "stored", "pinned")
+    __slots__ = ("names", "attributes", "of_self", "stored", "pinned", "iterated")
 
     def __init__(self, statements: Iterable[ast.AST], own: set[str] = frozenset()) -> None:  # type: ignore[assignment]
         self.names: set[str] = set()
+        self.iterated: set[str] = set()
+        """Functions a ``for`` loops over a call of (``for x in gen(...)``, ``self.gen(...)``): a generator's
+        yields tell how often the loop runs (:mod:`.generators`)."""
         self.attributes: set[str] = set()
         self.stored: set[str] = set()
         self.of_self: set[str] = set()
@@ -128,6 +133,13 @@ class _Body:
                         self.pinned = True
                 elif isinstance(node, (ast.Global, ast.Nonlocal)):
                     self.pinned = True
+                elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Call):
+                    func = node.iter.func
+                    if isinstance(func, ast.Name):
+                        self.iterated.add(func.id)
+                    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                            and func.value.id in ("self", "cls"):
+                        self.iterated.add(func.attr)
         self.names -= own
 
 
@@ -225,6 +237,7 @@ class _Wanted:
         self.attributes: set[str] = set()
         self.methods: set[str] = set()
         self.classes: set[int] = set()
+        self.iterated: set[str] = set()
 
     def want_class(self, owner: ast.ClassDef) -> None:
         """Count the class's facts as read: what its header and own statements name, its stored attributes."""
@@ -239,6 +252,7 @@ class _Wanted:
         """``unit`` holds a site or names something wanted: what it names is wanted, and its callers."""
         self.names |= (unit.body.names | unit.header) & self.bound | unit.provides
         self.attributes |= unit.body.stored
+        self.iterated |= unit.body.iterated
         if unit.owner is not None and isinstance(unit.node, _FUNCTIONS):
             self.methods.add(unit.node.name)
             self.want_class(unit.owner)
@@ -252,7 +266,8 @@ class _Wanted:
         """Whether ``unit`` names something wanted (a module name, a stored attribute, ``self.m`` of a method) or
         binds a name a kept part reads (a module-level value)."""
         return bool(unit.body.names & self.names or unit.body.attributes & self.attributes
-                    or unit.body.of_self & self.methods or (unit.kind == "value" and unit.provides & self.names))
+                    or unit.body.of_self & self.methods or (unit.kind == "value" and unit.provides & self.names)
+                    or (unit.kind == "function" and unit.provides & self.iterated))
 
     def kept(self, unit: _Unit) -> bool:
         """Whether ``unit`` holds facts kept whatever it names: a module-level function that stores an attribute
@@ -278,6 +293,7 @@ def pruned(text: str, tree: ast.Module, sites: Iterable[ast.AST]) -> str | None:
         seen = _Body([statement])
         wanted.names |= seen.names & wanted.bound
         wanted.attributes |= seen.attributes & members
+        wanted.iterated |= seen.iterated
         if owner is not None:
             wanted.want_class(owner)
     waiting = [_Unit(node, owner) for node, owner in _functions(tree) if node.body]

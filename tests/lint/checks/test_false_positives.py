@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
-from jitcheck.lint.check import check_source
+from jitcheck.lint.check import check_source, check_text
+from jitcheck.lint.settings import Settings
 
 from .support import HEADER, check, compiles_of, shown
 
@@ -635,3 +636,34 @@ def test_a_receiver_bound_again_in_the_loop_is_the_object_built_just_above() -> 
     # Named as records name their function fields (`update`), it stays a guess (--preview).
     field = unknown.replace("forward", "update")
     assert shown(field) == []
+
+
+def test_a_loop_over_a_generator_that_yields_once_runs_its_body_once() -> None:
+    # A test helper yielding one input on every path (brainevent's `_generate_x`) is looped over, yet the body
+    # runs once: the lambda it jits is built once. One that yields twice makes a real loop (2 compiles, 1 program).
+    body = """\
+        class Case:
+            def _inputs(self, n):
+                if n > 2:
+                    yield jnp.ones(n)
+                else:
+                    yield jnp.zeros(n)
+
+            def _pairs(self, n):
+                yield jnp.ones(n)
+                yield jnp.ones(n) * 2
+
+            def run_once(self, n):
+                for x in self._inputs(n):
+                    jax.jit(lambda v: v * 2)(x)
+
+            def run_twice(self, n):
+                for x in self._pairs(n):
+                    jax.jit(lambda v: v * 2)(x)
+        """
+    assert shown(body) == [(18, "JC104")]
+    assert compiles_of(body, "Case().run_once(3)", "<lambda>") == 1
+    assert compiles_of(body, "Case().run_twice(3)", "<lambda>") == 2
+    # The same verdict on the whole module as on the parts a check reads (the generator's body is kept).
+    whole = check_text(HEADER + textwrap.dedent(body), "module.py", Settings(), prune=False).findings
+    assert [(f.line - HEADER.count("\n"), f.code) for f in whole if f.confidence == "high"] == [(18, "JC104")]
