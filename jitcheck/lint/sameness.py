@@ -26,6 +26,12 @@ _DATA_ITERABLES = frozenset({"range", "numpy.arange", "numpy.linspace", "numpy.l
                              "jax.numpy.linspace", "jax.numpy.logspace"})
 """Iterables whose items are numbers: a closure over one varies only as data (pass it as an argument)."""
 
+_PROGRESS_BARS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
+                            "tqdm.rich.tqdm"})
+"""Progress bars: iterating one yields the items of the iterable it is handed (``tqdm(range(n))`` is ``range(n)``)."""
+_PROGRESS_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "trange"})
+"""``trange(n)``: a progress bar over ``range(n)``, numbers."""
+
 
 class Sameness(Repetition):
     """Says why the callables a site rebuilds are the same computation, or that a value cannot be hashed."""
@@ -271,8 +277,11 @@ class Sameness(Repetition):
             return "unknown"
         if isinstance(iterable, cst.Call):
             qualified = self.qnames(iterable.func) | {get_full_name_for_node(iterable.func) or ""}
-            if qualified & _DATA_ITERABLES:
+            if qualified & (_DATA_ITERABLES | _PROGRESS_RANGES):
                 return "numbers"
+            if qualified & _PROGRESS_BARS:
+                handed = [a.value for a in iterable.args if a.keyword is None or a.keyword.value == "iterable"]
+                return self.items_kind(handed[0], depth + 1) if handed else "unknown"
             if qualified & {"enumerate", "builtins.enumerate", "zip", "builtins.zip", "reversed", "sorted"} and iterable.args:
                 kinds = {self.items_kind(arg.value, depth + 1) for arg in iterable.args if arg.keyword is None}
                 return "objects" if "objects" in kinds else ("numbers" if kinds == {"numbers"} else "unknown")

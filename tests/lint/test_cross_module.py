@@ -1007,6 +1007,38 @@ CASES: dict[str, Case] = {
                     x = jax.jit(opt.update)(x)  # a record's field: one function (a guess, --preview only)
             """,
     }, [("use.py", 8, "JC107")], 4, 2),
+    "a closure over weights a progress-bar loop updates: data, the same program each epoch": ({
+        "use.py": """\
+            import jax
+            import numpy as np
+            from tqdm import tqdm
+            def validate(params, x):
+                @jax.jit
+                def loss(v):
+                    return (v * params).sum()
+                return loss(x)
+            def run():
+                params = np.ones(3, np.float32)
+                x = np.ones(3, np.float32)
+                for _ in tqdm(range(3), disable=True):
+                    params = params * np.float32(0.5)
+                    validate(params, x)
+            """,
+    }, [("use.py", 5, "JC105")], 3, 1),
+    "brainstate's grad rebuilt per call: a new GradientTransform, a new brainstate jit key": ({
+        "use.py": """\
+            import brainstate
+            import numpy as np
+            def loss(x):
+                return (x ** 2).sum()
+            def fit(x):
+                return brainstate.transform.jit(brainstate.transform.grad(loss))(x)
+            def run():
+                x = np.ones(3, np.float32)
+                for _ in range(3):
+                    fit(x)
+            """,
+    }, [("use.py", 6, "JC701")], 3, 1),
 }
 
 UNHASHABLE: dict[str, tuple[str, int, str]] = {
