@@ -867,6 +867,21 @@ class ProjectIndex:
                 total += int(facts.get("self_calls", {}).get(method, 0))
         return total
 
+    def base_self_calls(self, qualified_class: str, method: str, depth: int = 0) -> int:
+        """How many ``self.method(...)`` calls the indexed bases of a class make in their own methods (a framework's
+        loop calling the hook a subclass overrides), up the chain of bases."""
+        found = self.cls(qualified_class)
+        if found is None or depth > 12:
+            return 0
+        module, facts = found
+        total = 0
+        for base in facts["bases"]:
+            held = self.resolve_in(module, base)
+            based = self.cls(held)
+            if based is not None:
+                total += int(based[1].get("self_calls", {}).get(method, 0)) + self.base_self_calls(held, method, depth + 1)
+        return total
+
     def member(self, qualified_class: str, attr: str, depth: int = 0) -> str | None:
         """What ``attr`` is on instances of the class: ``"method"``, ``"static"``, ``"class"``,
         ``"property"``, ``"stored"``, or None when neither the class nor its indexed bases say."""

@@ -214,6 +214,12 @@ def function_field(name: str) -> bool:
     return name in FUNCTION_FIELDS or name.endswith(("fn", "_func", "_function"))
 
 
+def step_like(name: str) -> bool:
+    """True when a function called ``name`` is a step by the convention of JAX training and environment APIs
+    (``step``, ``train_step``, ``training_step``, ``update_step``): its caller runs it once per step of a run."""
+    return name == "step" or (name.endswith("_step") and not name.startswith("_") and name != "_step")
+
+
 ONCE_FUNCTIONS: Final = frozenset({"main", "setUp", "setUpClass", "setUpModule"})
 """Functions a program or test runner calls once (with every ``test*`` function)."""
 
@@ -261,6 +267,7 @@ __all__ = [
     "METHOD_WRAPPERS",
     "Keys",
     "function_field",
+    "step_like",
     "NODE_CONSTRUCTORS",
     "ONCE_FUNCTIONS",
     "ORDERED_MAPS",

@@ -90,6 +90,10 @@ class Repetition(Frequency):
                 return chained  # its one caller is shown to run again: no need to guess from its being public
         defined = self.c.defs.get(function)
         if defined is not None and self.is_api(function, defined if defined.method_of is None else context):
+            if names.step_like(name) and not sites and not subclass and not self.base_calls(context, name):
+                # The convention the standard names: a training or environment loop calls its step once per step.
+                return Evidence((Reason("step", f"`{name}` is a public step: a training or environment loop calls "
+                                                "it once per step"),))
             return Evidence((Reason("public-api", f"`{name}` is public API of a library module"),)).guessed(
                 f"that `{name}` is called more than once: its callers are not in this file")
         if chained is not None:
@@ -97,6 +101,14 @@ class Repetition(Frequency):
         if not sites:
             return Evidence().guessed(f"that `{name}` runs at all: nothing in this file calls it")
         return Evidence().guessed(f"that `{name}` runs more than once")
+
+    def base_calls(self, context: Context, name: str) -> int:
+        """``self.name(...)`` calls the bases of a method's class make (a framework calling the hook it overrides:
+        how often it runs is that caller's, not a convention's)."""
+        cls = context.method_of
+        if cls is None or self.c.class_names.get(cls.name.value) is not cls:
+            return 0
+        return self.index.base_self_calls(f"{self.module_name}.{cls.name.value}", name)
 
     def callers_not_seen_to_run(self, sites: list[CallSite]) -> list[str]:
         """The names of the module-level functions holding ``sites`` that nothing shows running, when the sites are
@@ -165,6 +177,7 @@ class Repetition(Frequency):
             "called-from": "called by code that runs again",
             "handler": "an event handler, run on every event",
             "public-api": "public API whose callers are not in this file",
+            "step": "a public step, run once per step of a training or environment loop",
         }.get(first.kind if first is not None else "", "assumed to run again")
         if first is not None and first.kind == "called-from" and evidence.confidence == "low":
             phrase = "called by code assumed to run again"

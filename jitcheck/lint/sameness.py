@@ -121,6 +121,10 @@ class Sameness(Repetition):
         if not used:
             return self.same_code(evidence, fun, why="it reads none of its function's parameters")
         passed = {name: [self.argument_text(site, function, context, name) for site in sites] for name in sources}
+        if not sites and evidence.again and evidence.again[0].kind == "step":
+            # A run's loop calls its step with the same model, optimizer and loss each time; its batch is data.
+            return self.same_code(evidence, fun, why="a step is called with the same model and functions on every "
+                                  "step of a run, only its data changing")
         if not sites or not passed:
             return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
                 f"that each call builds the same program: it reads {_names(used)}, which callers may vary")),

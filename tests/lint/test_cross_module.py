@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jax
 import jax.monitoring
+import numpy as np
 import pytest
 
 from jitcheck.lint import config as config_module
@@ -1203,3 +1204,39 @@ def test_a_module_imported_through_namespace_packages_is_named_as_imported(tmp_p
         sys.path.remove(str(tmp_path))
         for name in [m for m in sys.modules if m == "apps" or m.startswith("apps.")]:
             del sys.modules[name]
+
+
+def test_a_public_step_is_run_once_per_step_by_its_callers(importable: Path, compiles: Compiles) -> None:
+    """A library's public ``step`` (``train_step``, ``training_step``) is called once per step of a run by code
+    outside it: a wrapper rebuilt there is reported though nothing in the package calls it, where another public
+    function nothing calls stays a guess. jax compiles the step's program on every step, the hoisted one once."""
+    write_package(importable, {"util.py": """\
+        import jax
+        class Trainer:
+            def step(self, x):
+                return jax.jit(self._update)(x)
+            def _update(self, x):
+                return x * 2.0
+        def train_step(params, batch):
+            @jax.jit
+            def loss(b):
+                return (b * params).sum()
+            return loss(batch)
+        def summarize(batch):
+            return jax.jit(lambda b: b * 2.0)(batch)
+        """})
+    assert findings(importable) == [("util.py", 4, "JC101"), ("util.py", 8, "JC105")]
+    importlib.invalidate_caches()
+    util = importlib.import_module("pkg.util")
+    x = np.ones(3, np.float32)
+    trainer = util.Trainer()
+    hoisted = jax.jit(trainer._update)  # the help's fix: built once, kept
+    for counted, call in (
+        (3, lambda: trainer.step(x)),
+        (3, lambda: util.train_step(x, x)),
+        (1, lambda: hoisted(x)),
+    ):
+        compiles.count = 0
+        for _ in range(3):
+            call()
+        assert compiles.count == counted

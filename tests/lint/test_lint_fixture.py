@@ -93,9 +93,11 @@ SHOWN = {
     ("data.py", 70, "JC203"), ("data.py", 78, "JC102"), ("gradients.py", 36, "JC102"), ("gradients.py", 101, "JC202"),
     ("losses.py", 30, "JC102"), ("losses.py", 33, "JC102"), ("losses.py", 46, "JC202"), ("model.py", 70, "JC203"),
     ("model.py", 71, "JC204"), ("train.py", 34, "JC104"), ("train.py", 76, "JC201"), ("train.py", 98, "JC202"),
+    # public steps (`train_step`): a training loop calls them once per step, by the convention the standard names
+    ("gradients.py", 93, "JC101"), ("train.py", 46, "JC105"),
 }
 """The default selection: the findings whose repetition and sameness the code shows (unhashable values need
-neither). The others rest on public functions assumed to be called again (``--preview``)."""
+neither), and those in public steps. The others rest on public functions assumed to be called again (``--preview``)."""
 
 
 def test_the_default_selection_reports_only_what_the_code_shows(capsys: pytest.CaptureFixture[str]) -> None:
