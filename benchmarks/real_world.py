@@ -180,6 +180,14 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("pytensor", "3.0.7"),
     ("sbijax", "0.3.4"),
     ("sbx-rl", "0.28.0"),
+    # and its third batch (scored once as they stood at main b8df119):
+    ("augmax", "0.4.1"),
+    ("diffopt", "2.0.0"),
+    ("dinosaur", "1.5.1"),
+    ("fdtdx", "0.6.3"),
+    ("jaxwell", "0.2.0"),
+    ("quadax", "0.3.1"),
+    ("spyx", "1.0.0"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
@@ -249,9 +257,11 @@ SEALED: tuple[tuple[str, str], ...] = (
     # only counts; optimagic 0.5.3, also sealed, has no jax jit site and is left out):
     ("aws-fortuna", "0.2.0"),
     ("kinetix-env", "3.0.2"),
-    # and its second batch (flaxmodels 0.1.3, also sealed, has no jit site and is left out):
+    # its second batch (flaxmodels 0.1.3, also sealed, has no jit site and is left out):
     ("deepxde", "1.15.0"),
     ("pennylane", "0.30.0"),
+    # and its third (bayesnewton 1.3.4, also sealed, has no jax jit site and is left out):
+    ("pyhf", "0.7.6"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
