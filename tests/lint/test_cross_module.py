@@ -297,6 +297,26 @@ CASES: dict[str, Case] = {
             run = test_apply
             """,
     }, [("use.py", 6, "JC104"), ("use.py", 7, "JC104")], 4, 3),
+    "the same lambda passed twice beside another static flag: two programs, each compiled once": ({
+        "util.py": """\
+            import functools
+            import jax
+            @functools.partial(jax.jit, static_argnames=("fn", "twice"))
+            def apply(y, fn, twice=False):
+                return fn(fn(y)) if twice else fn(y)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.util import apply
+            def test_apply():
+                x = np.ones(3, np.float32)
+                apply(x, fn=lambda v: v + 1, twice=True)
+                apply(x, fn=lambda v: v + 1)
+                apply(x, fn=lambda v: v * 2, twice=True)
+                apply(x, fn=lambda v: v * 2, twice=True)
+            run = test_apply
+            """,
+    }, [("use.py", 7, "JC104"), ("use.py", 8, "JC104")], 4, 3),
     "a loop over lambdas as static arguments, in a function called again and again": ({
         "use.py": """\
             import functools

@@ -115,9 +115,10 @@ class StaticArguments(Callables):
             else:
                 label = f"static argument `{key}`"
             suffix = " (not an array, so static under `equinox.filter_jit`)" if every else ""
-            self.static_value(value, f"{label} of `{callee}`{suffix}", context, every=every)
+            self.static_value(value, f"{label} of `{callee}`{suffix}", context, every=every, call=call)
 
-    def static_value(self, expr: cst.BaseExpression, position: str, context: Context, *, every: bool = False) -> None:
+    def static_value(self, expr: cst.BaseExpression, position: str, context: Context, *, every: bool = False,
+                     call: cst.Call | None = None) -> None:
         if not every:  # (an array or a list is traced under filter_jit, not hashed)
             found = self.value_problem(expr, position)
             if found is not None:
@@ -143,14 +144,32 @@ class StaticArguments(Callables):
         if found is not None and judged is not None:
             self.report_problem(expr, found, judged)  # (none: each run passes a different computation)
         elif found is None and not rebuilt and isinstance(expr, cst.Lambda) and self.hoistable(expr):
-            self.lambda_written_again(expr, position, context)
+            self.lambda_written_again(expr, position, context, call)
 
-    def lambda_written_again(self, expr: cst.Lambda, position: str, context: Context) -> None:
+    def other_arguments(self, call: cst.Call, expr: cst.BaseExpression) -> tuple[tuple[str, str], ...]:
+        """``call``'s arguments other than ``expr``, by keyword or position: a name or attribute read (data, as
+        often as not) as a placeholder, anything else by its text."""
+        found: list[tuple[str, str]] = []
+        for index, arg in enumerate(call.args):
+            if arg.value is expr:
+                continue
+            where = arg.keyword.value if arg.keyword is not None else str(index)
+            value = arg.value
+            text = "." if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)) \
+                else " ".join(self.module.code_for_node(value).split())
+            found.append((where, text))
+        return tuple(sorted(found))
+
+    def lambda_written_again(self, expr: cst.Lambda, position: str, context: Context, call: cst.Call | None) -> None:
         """In code that runs once, the same lambda (the same text, reading nothing of the functions around it, in
         the same function) passed again in the same static position: each is a new key for one computation,
-        compiled again (counted: two compiles for two `f(x, lambda v: v)` calls); one `def` compiles it once."""
-        seen: dict[tuple[str, int, str], cst.Lambda] = self.__dict__.setdefault("_static_lambdas", {})
-        key = (position, id(context.function), " ".join(self.module.code_for_node(expr).split()))
+        compiled again (counted: two compiles for two `f(x, lambda v: v)` calls); one `def` compiles it once.
+        The calls must agree on their other arguments up to the names they read (data): a literal or a call that
+        differs (``extrapolate=False``, ``adjoint=DirectAdjoint()``) is another static value, another program."""
+        seen: dict[tuple[str, int, str, tuple[tuple[str, str], ...]], cst.Lambda] = \
+            self.__dict__.setdefault("_static_lambdas", {})
+        key = (position, id(context.function), " ".join(self.module.code_for_node(expr).split()),
+               self.other_arguments(call, expr) if call is not None else ())
         first = seen.setdefault(key, expr)
         if first is expr:
             return
