@@ -181,7 +181,8 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     return facts
 
 
-def _class(node: ast.ClassDef) -> dict[str, Any]:
+def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) -> dict[str, Any]:
+    """The facts of a class (``walks`` receives each method's ``walk``, by ``id``, for the call records' reading)."""
     methods: dict[str, str] = {}
     stored: set[str] = set()
     types: dict[str, str] = {}
@@ -221,8 +222,11 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
             continue
         receiver = params[0].arg
         annotations = {a.arg: _annotation_name(a.annotation) for a in params[1:] if a.annotation is not None}
-        made_locally = _constructed(statement, {a.arg for a in params[1:]})
-        for inner in walk(statement):
+        nodes = walk(statement)  # one walk for the constructed parameters, the attributes and the call records
+        if walks is not None:
+            walks[id(statement)] = nodes
+        made_locally = _constructed(nodes, {a.arg for a in params[1:]})
+        for inner in nodes:
             targets: list[ast.expr] = []
             value: ast.expr | None = None
             annotation: ast.expr | None = None
@@ -286,11 +290,12 @@ def _self_member(value: ast.expr | None, receiver: str) -> list[str] | None:
     return None
 
 
-def _constructed(method: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> dict[str, str]:
+def _constructed(nodes: list[ast.AST], params: set[str]) -> dict[str, str]:
     """The parameters a method rebinds to a constructor call (``if solver is None: solver = Solver()``), each
-    with the class its one such call names: the object the parameter holds when the caller passes none."""
+    with the class its one such call names: the object the parameter holds when the caller passes none
+    (``nodes``: the method's ``walk``)."""
     made: dict[str, set[str]] = {}
-    for inner in walk(method):
+    for inner in nodes:
         if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name) \
                 and inner.targets[0].id in params and isinstance(inner.value, ast.Call):
             spelled = _dotted(inner.value.func)
@@ -323,6 +328,7 @@ def summarize_tree(tree: ast.Module) -> Summary:
     stars: list[str] = []
     aliases: dict[str, str] = {}
     records: list[str] = []
+    walks: dict[int, list[ast.AST]] = {}  # methods' walks made for their class's facts, read again by the call records
     for node in _top_level(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -340,7 +346,7 @@ def summarize_tree(tree: ast.Module) -> Summary:
                 elif node.module:
                     stars.append(base)  # `from m import *`: m's names, looked up in m when asked
         elif isinstance(node, ast.ClassDef):
-            classes[node.name] = _class(node)
+            classes[node.name] = _class(node, walks)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             facts = _function(node)
             facts.pop("kind", None)
@@ -363,7 +369,8 @@ def summarize_tree(tree: ast.Module) -> Summary:
     looped = loop_calls(tree, imports)
     if looped:
         summary["loop_calls"] = looped
-    calls = call_records(tree, imports)
+    calls = call_records(tree, imports, walks)
+    del walks
     if calls:
         summary["calls"] = calls
     if stars:
