@@ -574,26 +574,43 @@ class ProjectIndex:
         return keys
 
     def hints(self) -> Hints:
-        if self._hints is None:
-            factories: set[str] = set()
-            jitted: set[str] = set()
-            for summary in self.modules.values():
-                for name, facts in summary["functions"].items():
-                    if facts.get("returns"):
-                        factories.add(name)
-                    spec = facts.get("jit")
-                    if spec and (spec.get("nums") or spec.get("names") or spec.get("all")):
-                        jitted.add(name)
-            from jitcheck.lint.names import JIT_WRAPPERS
+        """What the prefilter must let through because of what the indexed modules define.
 
-            aliases = []
-            for module, summary in self.modules.items():
-                for name in summary.get("aliases", ()):
-                    target = self.canonical(f"{module}.{name}")
-                    if target in JIT_WRAPPERS:
-                        aliases.append((f"{module}.{name}", target))
-            self._hints = Hints(frozenset(factories), frozenset(jitted), tuple(sorted(aliases)))
+        An index that is another plus one module (a notebook's) takes the other's hints and adds the module's
+        own, when no module of the other can name the added one (:meth:`_may_name`): then every alias of the
+        other resolves as it did there, and the hints are those of a reading of every module."""
+        if self._hints is None:
+            base = self.extends
+            if base is not None and not base[0]._may_name(base[1]):
+                known = base[0].hints()
+                factories, jitted, aliases = self._module_hints([base[1]])
+                self._hints = Hints(known.factories | factories, known.static_jitted | jitted,
+                                    tuple(sorted([*known.jit_aliases, *aliases])))
+            else:
+                factories, jitted, aliases = self._module_hints(self.modules)
+                self._hints = Hints(frozenset(factories), frozenset(jitted), tuple(sorted(aliases)))
         return self._hints
+
+    def _module_hints(self, modules: Iterable[str]) -> tuple[set[str], set[str], list[tuple[str, str]]]:
+        """The factories, the jitted functions with static arguments and the jit aliases that ``modules`` define."""
+        factories: set[str] = set()
+        jitted: set[str] = set()
+        for module in modules:
+            for name, facts in self.modules[module]["functions"].items():
+                if facts.get("returns"):
+                    factories.add(name)
+                spec = facts.get("jit")
+                if spec and (spec.get("nums") or spec.get("names") or spec.get("all")):
+                    jitted.add(name)
+        from jitcheck.lint.names import JIT_WRAPPERS
+
+        aliases = []
+        for module in modules:
+            for name in self.modules[module].get("aliases", ()):
+                target = self.canonical(f"{module}.{name}")
+                if target in JIT_WRAPPERS:
+                    aliases.append((f"{module}.{name}", target))
+        return factories, jitted, aliases
 
     # -- modules ----------------------------------------------------------------
 
