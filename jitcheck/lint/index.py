@@ -477,6 +477,7 @@ class ProjectIndex:
         self._loop_called: dict[str, set[str]] | None = None
         self._calls: dict[str, list[Site]] | None = None
         self._passing: frozenset[tuple[str, str]] | None = None
+        self._callers_of: tuple[dict[str, set[str]], dict[str, set[str]]] | None = None
         self.paths: dict[str, str] = {}
         """The file each module of the run was read from (for evidence that names a caller's file:line)."""
         self.names: dict[Path, str] = {}
@@ -501,6 +502,7 @@ class ProjectIndex:
         self._loop_called = None
         self._calls = None
         self._passing = None
+        self._callers_of = None
         self._imported.clear()
 
     def _direct(self, name: str) -> frozenset[str]:
@@ -527,17 +529,32 @@ class ProjectIndex:
                     seen.add(target)
                     stack.append(target)
         # The modules calling its functions in a loop, and those subclassing its classes (their `self.m(...)`
-        # calls count as calls of its methods).
-        for function, callers in self._loop_callers().items():
-            if function.rpartition(".")[0] == name:
-                seen.update(callers)
-        for function, sites in self.call_sites().items():
-            if function.startswith(f"{name}."):
-                seen.update(site.module for site in sites)  # callers elsewhere: evidence that its functions run again
+        # calls count as calls of its methods); callers elsewhere: evidence that its functions run again.
+        in_loops, calling = self._callers_by_module()
+        seen.update(in_loops.get(name, ()))
+        seen.update(calling.get(name, ()))
         own = self.modules.get(name)
         for cls in own["classes"] if own is not None else ():
             seen.update(module for module, _ in self.subclasses(f"{name}.{cls}"))
         return seen
+
+    def _callers_by_module(self) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        """The callers :meth:`dependencies` adds for a module ``m``, worked out once for every ``m``: the modules
+        calling in a loop a function ``m.f`` (by ``m``: what the function's name has before its last dot), and the
+        modules calling a function under ``m`` (by each ``m`` the function's name starts with, then a dot)."""
+        if self._callers_of is None:
+            in_loops: dict[str, set[str]] = {}
+            for function, callers in self._loop_callers().items():
+                in_loops.setdefault(function.rpartition(".")[0], set()).update(callers)
+            calling: dict[str, set[str]] = {}
+            for function, sites in self.call_sites().items():
+                modules = {site.module for site in sites}
+                dot = function.find(".")
+                while dot >= 0:  # `a.b.f` is under `a` and `a.b`
+                    calling.setdefault(function[:dot], set()).update(modules)
+                    dot = function.find(".", dot + 1)
+            self._callers_of = (in_loops, calling)
+        return self._callers_of
 
     def _indexed_prefix(self, qualified: str) -> str | None:
         parts = qualified.split(".")
