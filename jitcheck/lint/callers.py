@@ -170,7 +170,10 @@ def items_kind(iterable: ast.expr | None, depth: int = 0) -> str:
 class _Recorder:
     """Walks one module's statements, recording its calls of names that may be the run's (see :func:`call_records`)."""
 
-    def __init__(self, imports: Mapping[str, str], defined: set[str], classes: Mapping[str, set[str]]) -> None:
+    def __init__(self, imports: Mapping[str, str], defined: set[str], classes: Mapping[str, set[str]],
+                 walks: Mapping[int, list[ast.AST]] | None = None) -> None:
+        self.walks: Mapping[int, list[ast.AST]] = walks or {}
+        """The ``walk`` of defs already walked for the module's summary, by ``id``."""
         self.heads = {local for local, target in imports.items() if target.lstrip(".").split(".", 1)[0] not in _EXTERNAL}
         self.defined = defined
         self.classes = classes
@@ -266,7 +269,7 @@ class _Recorder:
         self.nested = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
                        and not any(_traces(d) for d in s.decorator_list)}
         self.nested_loops = {}
-        derived = _derived(node, names)
+        derived = _derived(node, names, self.walks.get(id(node)))
         self.body(node.body, caller, derived, types, self_name, cls, None, ())
         self.history = None
         # A helper the function defines and calls in a loop (`def go(x): return lib.f(x)`, then `for x in xs: go(x)`)
@@ -521,13 +524,14 @@ def _traces(decorator: ast.expr) -> bool:
     return last in _TRACING_LAST
 
 
-def _derived(function: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> set[str]:
+def _derived(function: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str],
+             nodes: list[ast.AST] | None = None) -> set[str]:
     """``params`` and the names the function assigns from them, transitively (two passes over its assignments):
-    what may differ from one call of the function to the next."""
+    what may differ from one call of the function to the next (``nodes``: the function's ``walk``, when made)."""
     found = set(params)
     if not found:
         return found  # nothing derives from no parameter
-    assignments = [n for n in walk(function) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr))
+    assignments = [n for n in (walk(function) if nodes is None else nodes) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr))
                    and n.value is not None]
     read = [_names_read(node.value) for node in assignments]  # read once, for both passes
     for _ in range(2):
@@ -538,12 +542,14 @@ def _derived(function: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str])
     return found
 
 
-def call_records(tree: ast.Module, imports: Mapping[str, str]) -> list[list[Any]]:
+def call_records(tree: ast.Module, imports: Mapping[str, str],
+                 walks: Mapping[int, list[ast.AST]] | None = None) -> list[list[Any]]:
     """The calls a module makes of functions and methods that may be the run's (its imports of packages other
     than well-known ones, its own definitions), one row each: ``[callee as spelled here, line, calling function
     ("" at module level, "f", "Cls.m"), [items kind, line] of the loop around it or None, the argument keys that
     change in that loop, those that read the caller's parameters, the arguments' text, the if arms around it]``.
-    Calls in nested functions and lambdas are not recorded (they run when those are called)."""
+    Calls in nested functions and lambdas are not recorded (they run when those are called). ``walks``: the
+    ``walk`` of some of the module's defs already made (by ``id``), read instead of walking them again."""
     defined: set[str] = set()
     classes: dict[str, set[str]] = {}
     for statement in tree.body:
@@ -552,7 +558,7 @@ def call_records(tree: ast.Module, imports: Mapping[str, str]) -> list[list[Any]
         elif isinstance(statement, ast.ClassDef):
             defined.add(statement.name)
             classes[statement.name] = {s.name for s in statement.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    return _Recorder(imports, defined, classes).module(tree)
+    return _Recorder(imports, defined, classes, walks).module(tree)
 
 
 # -- joining the records of a run ----------------------------------------------------------------

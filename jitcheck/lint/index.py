@@ -207,7 +207,8 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     return facts
 
 
-def _class(node: ast.ClassDef) -> dict[str, Any]:
+def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) -> dict[str, Any]:
+    """The facts of a class (``walks`` receives each method's ``walk``, by ``id``, for the call records' reading)."""
     methods: dict[str, str] = {}
     stored: set[str] = set()
     types: dict[str, str] = {}
@@ -247,8 +248,11 @@ def _class(node: ast.ClassDef) -> dict[str, Any]:
             continue
         receiver = params[0].arg
         annotations = {a.arg: _annotation_name(a.annotation) for a in params[1:] if a.annotation is not None}
-        made_locally = _constructed(statement, {a.arg for a in params[1:]})
-        for inner in walk(statement):
+        nodes = walk(statement)  # one walk for the constructed parameters, the attributes and the call records
+        if walks is not None:
+            walks[id(statement)] = nodes
+        made_locally = _constructed(nodes, {a.arg for a in params[1:]})
+        for inner in nodes:
             targets: list[ast.expr] = []
             value: ast.expr | None = None
             annotation: ast.expr | None = None
@@ -312,11 +316,12 @@ def _self_member(value: ast.expr | None, receiver: str) -> list[str] | None:
     return None
 
 
-def _constructed(method: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> dict[str, str]:
+def _constructed(nodes: list[ast.AST], params: set[str]) -> dict[str, str]:
     """The parameters a method rebinds to a constructor call (``if solver is None: solver = Solver()``), each
-    with the class its one such call names: the object the parameter holds when the caller passes none."""
+    with the class its one such call names: the object the parameter holds when the caller passes none
+    (``nodes``: the method's ``walk``)."""
     made: dict[str, set[str]] = {}
-    for inner in walk(method):
+    for inner in nodes:
         if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name) \
                 and inner.targets[0].id in params and isinstance(inner.value, ast.Call):
             spelled = _dotted(inner.value.func)
@@ -349,6 +354,7 @@ def summarize_tree(tree: ast.Module) -> Summary:
     stars: list[str] = []
     aliases: dict[str, str] = {}
     records: list[str] = []
+    walks: dict[int, list[ast.AST]] = {}  # methods' walks made for their class's facts, read again by the call records
     for node in _top_level(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -366,7 +372,7 @@ def summarize_tree(tree: ast.Module) -> Summary:
                 elif node.module:
                     stars.append(base)  # `from m import *`: m's names, looked up in m when asked
         elif isinstance(node, ast.ClassDef):
-            classes[node.name] = _class(node)
+            classes[node.name] = _class(node, walks)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             facts = _function(node)
             facts.pop("kind", None)
@@ -389,7 +395,8 @@ def summarize_tree(tree: ast.Module) -> Summary:
     looped = loop_calls(tree, imports)
     if looped:
         summary["loop_calls"] = looped
-    calls = call_records(tree, imports)
+    calls = call_records(tree, imports, walks)
+    del walks
     if calls:
         summary["calls"] = calls
     if stars:
@@ -496,6 +503,7 @@ class ProjectIndex:
         self._loop_called: dict[str, set[str]] | None = None
         self._calls: dict[str, list[Site]] | None = None
         self._passing: frozenset[tuple[str, str]] | None = None
+        self._callers_of: tuple[dict[str, set[str]], dict[str, set[str]]] | None = None
         self.paths: dict[str, str] = {}
         """The file each module of the run was read from (for evidence that names a caller's file:line)."""
         self.names: dict[Path, str] = {}
@@ -520,6 +528,7 @@ class ProjectIndex:
         self._loop_called = None
         self._calls = None
         self._passing = None
+        self._callers_of = None
         self._imported.clear()
 
     def _direct(self, name: str) -> frozenset[str]:
@@ -546,17 +555,32 @@ class ProjectIndex:
                     seen.add(target)
                     stack.append(target)
         # The modules calling its functions in a loop, and those subclassing its classes (their `self.m(...)`
-        # calls count as calls of its methods).
-        for function, callers in self._loop_callers().items():
-            if function.rpartition(".")[0] == name:
-                seen.update(callers)
-        for function, sites in self.call_sites().items():
-            if function.startswith(f"{name}."):
-                seen.update(site.module for site in sites)  # callers elsewhere: evidence that its functions run again
+        # calls count as calls of its methods); callers elsewhere: evidence that its functions run again.
+        in_loops, calling = self._callers_by_module()
+        seen.update(in_loops.get(name, ()))
+        seen.update(calling.get(name, ()))
         own = self.modules.get(name)
         for cls in own["classes"] if own is not None else ():
             seen.update(module for module, _ in self.subclasses(f"{name}.{cls}"))
         return seen
+
+    def _callers_by_module(self) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        """The callers :meth:`dependencies` adds for a module ``m``, worked out once for every ``m``: the modules
+        calling in a loop a function ``m.f`` (by ``m``: what the function's name has before its last dot), and the
+        modules calling a function under ``m`` (by each ``m`` the function's name starts with, then a dot)."""
+        if self._callers_of is None:
+            in_loops: dict[str, set[str]] = {}
+            for function, callers in self._loop_callers().items():
+                in_loops.setdefault(function.rpartition(".")[0], set()).update(callers)
+            calling: dict[str, set[str]] = {}
+            for function, sites in self.call_sites().items():
+                modules = {site.module for site in sites}
+                dot = function.find(".")
+                while dot >= 0:  # `a.b.f` is under `a` and `a.b`
+                    calling.setdefault(function[:dot], set()).update(modules)
+                    dot = function.find(".", dot + 1)
+            self._callers_of = (in_loops, calling)
+        return self._callers_of
 
     def _indexed_prefix(self, qualified: str) -> str | None:
         parts = qualified.split(".")
@@ -593,26 +617,43 @@ class ProjectIndex:
         return keys
 
     def hints(self) -> Hints:
-        if self._hints is None:
-            factories: set[str] = set()
-            jitted: set[str] = set()
-            for summary in self.modules.values():
-                for name, facts in summary["functions"].items():
-                    if facts.get("returns"):
-                        factories.add(name)
-                    spec = facts.get("jit")
-                    if spec and (spec.get("nums") or spec.get("names") or spec.get("all")):
-                        jitted.add(name)
-            from jitcheck.lint.names import JIT_WRAPPERS
+        """What the prefilter must let through because of what the indexed modules define.
 
-            aliases = []
-            for module, summary in self.modules.items():
-                for name in summary.get("aliases", ()):
-                    target = self.canonical(f"{module}.{name}")
-                    if target in JIT_WRAPPERS:
-                        aliases.append((f"{module}.{name}", target))
-            self._hints = Hints(frozenset(factories), frozenset(jitted), tuple(sorted(aliases)))
+        An index that is another plus one module (a notebook's) takes the other's hints and adds the module's
+        own, when no module of the other can name the added one (:meth:`_may_name`): then every alias of the
+        other resolves as it did there, and the hints are those of a reading of every module."""
+        if self._hints is None:
+            base = self.extends
+            if base is not None and not base[0]._may_name(base[1]):
+                known = base[0].hints()
+                factories, jitted, aliases = self._module_hints([base[1]])
+                self._hints = Hints(known.factories | factories, known.static_jitted | jitted,
+                                    tuple(sorted([*known.jit_aliases, *aliases])))
+            else:
+                factories, jitted, aliases = self._module_hints(self.modules)
+                self._hints = Hints(frozenset(factories), frozenset(jitted), tuple(sorted(aliases)))
         return self._hints
+
+    def _module_hints(self, modules: Iterable[str]) -> tuple[set[str], set[str], list[tuple[str, str]]]:
+        """The factories, the jitted functions with static arguments and the jit aliases that ``modules`` define."""
+        factories: set[str] = set()
+        jitted: set[str] = set()
+        for module in modules:
+            for name, facts in self.modules[module]["functions"].items():
+                if facts.get("returns"):
+                    factories.add(name)
+                spec = facts.get("jit")
+                if spec and (spec.get("nums") or spec.get("names") or spec.get("all")):
+                    jitted.add(name)
+        from jitcheck.lint.names import JIT_WRAPPERS
+
+        aliases = []
+        for module in modules:
+            for name in self.modules[module].get("aliases", ()):
+                target = self.canonical(f"{module}.{name}")
+                if target in JIT_WRAPPERS:
+                    aliases.append((f"{module}.{name}", target))
+        return factories, jitted, aliases
 
     # -- modules ----------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from jitcheck.lint.cache import Cache, digest
 from jitcheck.lint.config import Config
 from jitcheck.lint.files import Source, discover
 from jitcheck.lint.findings import Finding, unreadable
+from jitcheck.lint.heap import paused, set_aside
 from jitcheck.lint.index import ProjectIndex, build_index, module_name_cached
 from jitcheck.lint.settings import FixMode, Settings
 from jitcheck.lint.text import lines
@@ -214,13 +215,14 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
     # A stub describes a module, it is none (its `def f(): ...` would stand in for the real one's facts).
     modules_read = [(i, s, d, k) for i, s, d, k in read if not s.is_notebook and s.path.suffix != ".pyi"]
     parsed: set[str] = set()
-    plan.project = build_index(itertools.chain(((s.path.resolve(), k, d) for _, s, d, k in modules_read), rest), index_file,
-                               parsed)
-    packages: dict[Path, bool] = {}
-    modules = {i: plan.project.names.get(s.path.resolve()) or module_name_cached(s.path.resolve(), packages)
-               for i, s, _, _ in modules_read}
-    plan.project.paths.update({modules[i]: s.relative for i, s, _, _ in modules_read})  # evidence names callers' files by these
-    depends = plan.project.dependency_keys(index_file.with_name(f"{index_file.stem}.deps.json") if index_file else None)
+    with paused():  # summaries and syntax trees hold no cycles: the collector would scan a growing heap for nothing
+        plan.project = build_index(itertools.chain(((s.path.resolve(), k, d) for _, s, d, k in modules_read), rest),
+                                   index_file, parsed)
+        packages: dict[Path, bool] = {}
+        modules = {i: plan.project.names.get(s.path.resolve()) or module_name_cached(s.path.resolve(), packages)
+                   for i, s, _, _ in modules_read}
+        plan.project.paths.update({modules[i]: s.relative for i, s, _, _ in modules_read})  # evidence names callers' files by these
+        depends = plan.project.dependency_keys(index_file.with_name(f"{index_file.stem}.deps.json") if index_file else None)
     # A notebook is no module of the index: any module it may import counts.
     every_module = digest(",".join(f"{name}={key}" for name, key in sorted(depends.items())).encode(), package_init=False)
     for index, source, data, content_key in read:
@@ -304,7 +306,7 @@ def run(paths: Sequence[Path], config: Config, options: Options, cwd: Path) -> R
         import jitcheck.lint.check  # noqa: F401  (imported before forking, so workers share it)
 
         jobs = options.jobs or default_jobs()
-        with signals_raise():
+        with signals_raise(), set_aside():  # the index lives to the end: the checks' collections need not scan it
             for item, checked, completed in _check_all(plan.work, jobs, config.file_timeout, options.isolate, plan.project):
                 _store(plan, item, checked, completed, options, cache, report)
     if options.use_cache:

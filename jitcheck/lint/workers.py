@@ -15,6 +15,7 @@ and a check of the parent every second while idle.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import signal
 import sys
@@ -57,6 +58,9 @@ def _serve(connection: Any, function: Callable[[Any], Any]) -> None:
     # The parent is the run's process when forked, the fork server (which ends with the run) otherwise.
     parent = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # What the worker starts with (the function and the project index it holds, unpickled from a fork server or
+    # inherited) lives as long as the worker: the collector's full passes need not scan it after every file.
+    gc.freeze()
     while True:
         while not connection.poll(1.0):
             if os.getppid() != parent:

@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from jitcheck.lint import config as config_module
+from jitcheck.lint import index as index_module
 from jitcheck.lint.callers import call_records
+from jitcheck.lint.index import summarize_tree
 from jitcheck.lint.runner import Options, run
 from tests.lint.test_cross_module import Compiles, compiles, findings, importable, run_case, write_package
 
@@ -366,6 +368,41 @@ def test_the_records_of_a_module() -> None:
     assert sorted(by_line) == [5, 7, 9, 11]  # not numpy's, not under the lambda
     assert by_line[7][:6] == ["Model.fit", 7, "run", ["numbers", 6], ["0"], ["self"]]  # `m` is built from `cfg`
     assert by_line[9][5] == ["1"] and by_line[9][7] == ["8:0"] and by_line[11][7] == ["8:1"]
+
+
+def test_the_records_read_from_the_class_facts_walks_are_the_records_of_a_walk_of_their_own() -> None:
+    """A summary hands the call records the methods' walks its class facts made (one walk per method): the same
+    records, in the same order, as call records that walk every method themselves."""
+    source = textwrap.dedent("""\
+        from pkg import model
+        from pkg.model import Model, Solver
+        class Runner:
+            def __init__(self, cfg, solver=None):
+                if solver is None:
+                    solver = Solver()
+                self.solver = solver
+                self.model = Model(cfg)
+            def run(self, xs, scale):
+                y = scale * 2
+                for x in xs:
+                    self.model.fit(x, y)
+                    self.solver.solve(x)
+                    model.step(x, [v for v in xs])
+            def test_runs(self, cfg):
+                m = Model(cfg)
+                m.fit(1, cfg)
+        def free(a):
+            b = a + 1
+            return model.step(b)
+        """)
+    tree = ast.parse(source)
+    imports = {"model": "pkg.model", "Model": "pkg.model.Model", "Solver": "pkg.model.Solver"}
+    walks: dict[int, list[ast.AST]] = {}
+    summary = summarize_tree(tree)
+    index_module._class(tree.body[2], walks)  # type: ignore[arg-type]
+    assert len(walks) == 3
+    assert call_records(tree, imports, walks) == call_records(tree, imports) == summary["calls"]
+    assert len(summary["calls"]) >= 6
 
 
 _MASKED = """\

@@ -130,3 +130,39 @@ def test_two_environments_keep_an_entry_each(tmp_path: Path, monkeypatch: pytest
         depcache.save(file, digest, {"m": "second"}, {})
         assert depcache.load(file, digest) == {"m": "second"}
     assert depcache.load(file, digest) == {"m": "first"}
+
+
+def test_a_modules_dependencies_are_those_of_a_scan_of_every_caller() -> None:
+    """The callers a module's dependencies take in (loop callers of ``m.f``, callers of anything under ``m``),
+    grouped by module once, are those a scan of every called function finds for each module."""
+    from jitcheck.lint.index import ProjectIndex, summarize
+
+    sources = {
+        "pkg": "",
+        "pkg.sub": "",
+        "pkg.sub.lib": "import jax\n\ndef step(x):\n    return jax.jit(lambda y: y + x)(x)\n\n"
+                       "class Model:\n    def fit(self, x):\n        return step(x)\n",
+        "pkg.use": "from pkg.sub.lib import Model, step\nfrom pkg.sub import lib\n\ndef run(xs):\n    for x in xs:\n"
+                   "        step(x)\n        lib.step(x)\n        Model().fit(x)\n",
+        "pkg.other": "from pkg.sub.lib import Model\n\nclass Big(Model):\n    def go(self):\n        return self.fit(1)\n",
+        "app": "import pkg.use\n\nfor i in range(3):\n    pkg.use.run([i])\n",
+    }
+    index = ProjectIndex({name: summarize(text) for name, text in sources.items()})
+    for name in sources:
+        expected = {name}
+        stack = [name]
+        while stack:
+            for target in index._direct(stack.pop()):
+                if target not in expected:
+                    expected.add(target)
+                    stack.append(target)
+        for function, callers in index._loop_callers().items():
+            if function.rpartition(".")[0] == name:
+                expected.update(callers)
+        for function, sites in index.call_sites().items():
+            if function.startswith(f"{name}."):
+                expected.update(site.module for site in sites)
+        for cls in index.modules[name]["classes"]:
+            expected.update(module for module, _ in index.subclasses(f"{name}.{cls}"))
+        assert index.dependencies(name) == expected, name
+    assert "pkg.use" in index.dependencies("pkg.sub") and "app" in index.dependencies("pkg.use")

@@ -71,3 +71,42 @@ def test_a_module_another_one_names_is_walked_again() -> None:
     assert joined.call_sites() == call_sites(joined)
     assert [site.module for site in joined.call_sites()["pkg.extra.helper"]] == ["pkg.uses"]
     assert "pkg.extra.helper" not in index.call_sites()
+
+
+def _full_hints(joined: ProjectIndex) -> object:
+    """The hints of a fresh index of the same modules (no other index to take them from)."""
+    return ProjectIndex(joined.modules).hints()
+
+
+def test_a_notebooks_index_adds_its_hints_to_the_runs() -> None:
+    """The run's hints (factories, jitted functions with static arguments, jit aliases) plus the notebook's own:
+    the hints of a reading of every module."""
+    index = _index(("pkg.backend", "import jax\njit = jax.jit\n\ndef make(s):\n    return lambda x: x * s\n"))
+    notebook = NOTEBOOK + textwrap.dedent('''\
+        import jax
+        from functools import partial
+        fast = jax.jit
+        def maker(k):
+            return lambda x: x + k
+        @partial(jax.jit, static_argnums=1)
+        def scaled(x, n):
+            return x * n
+        ''')
+    before = index.hints()
+    joined = with_module(index, "__module__", notebook)
+    assert not index._may_name("__module__")
+    assert joined.hints() == _full_hints(joined)
+    assert {"make", "maker"} <= joined.hints().factories and "scaled" in joined.hints().static_jitted
+    assert ("__module__.fast", "jax.jit") in joined.hints().jit_aliases
+    assert ("pkg.backend.jit", "jax.jit") in joined.hints().jit_aliases
+    assert index.hints() == before
+
+
+def test_a_module_another_one_names_has_its_hints_read_again() -> None:
+    """When a module of the run names the added one, an alias of the run's may resolve through it."""
+    index = _index(("pkg.uses", "from pkg import extra\njit = extra.wrap\n"))
+    joined = with_module(index, "pkg.extra", "import jax\nwrap = jax.jit\n")
+    assert index._may_name("pkg.extra")
+    assert joined.hints() == _full_hints(joined)
+    assert ("pkg.uses.jit", "jax.jit") in joined.hints().jit_aliases
+    assert ("pkg.uses.jit", "jax.jit") not in index.hints().jit_aliases
