@@ -51,12 +51,21 @@ def test_set_aside_freezes_what_exists_and_puts_it_back(collector: None) -> None
     assert gc.get_freeze_count() == 0
 
 
+def _tracked(marker: object) -> bool:
+    """Whether ``marker`` is in one of the collector's generations (a frozen object is in none of them)."""
+    return any(o is marker for o in gc.get_objects())
+
+
 def test_set_aside_leaves_a_callers_own_freeze_alone(collector: None) -> None:
+    # Judged by an object the caller froze, not by the frozen count, which other threads' frees change.
+    marker: list[int] = [1]
     gc.freeze()
-    frozen = gc.get_freeze_count()
+    assert not _tracked(marker)
     with set_aside():
-        assert gc.get_freeze_count() == frozen
-    assert gc.get_freeze_count() == frozen
+        assert not _tracked(marker)
+    assert not _tracked(marker)  # still frozen: set_aside did not unfreeze the caller's objects
+    gc.unfreeze()
+    assert _tracked(marker)
 
 
 _FILES = {
