@@ -24,7 +24,7 @@ from jitcheck.lint.checks.jit_sites import JitSites
 from jitcheck.lint.checks.nodes import Nodes
 from jitcheck.lint.collect import collect
 from jitcheck.lint.evidence import Evidence
-from jitcheck.lint.index import ProjectIndex, with_module
+from jitcheck.lint.index import UNNAMED_MODULE, ProjectIndex, with_module
 from jitcheck.lint.positions import positions_of
 from jitcheck.lint.prefilter import possible
 
@@ -87,7 +87,7 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
     the ``ast`` test of :mod:`.prefilter` (the tests use it to show that the test
     never hides a finding).
     """
-    module_name = module_name or "__module__"
+    module_name = module_name or UNNAMED_MODULE
     index = with_module(index, module_name, source)
     hints = index.hints()
     jit_wrappers = (*jit_wrappers, *(alias for alias, _ in hints.jit_aliases))

@@ -20,7 +20,7 @@ from jitcheck.lint.analysis import Located, analyze
 from jitcheck.lint.findings import Edit, Finding, unreadable
 from jitcheck.lint import formfeed
 from jitcheck.lint.fixes import apply_fixes, compiles, parse_module, transform
-from jitcheck.lint.index import ProjectIndex, python_tree, with_module
+from jitcheck.lint.index import UNNAMED_MODULE, ProjectIndex, python_tree, with_module
 from jitcheck.lint.limits import expression_depth
 from jitcheck.lint.notebook import Notebook, NotebookError
 from jitcheck.lint.prefilter import positive_sites, spelled
@@ -185,7 +185,7 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
     too_deep = _too_deep(text, path, settings)
     if too_deep is not None:
         return Checked((too_deep,))
-    if python_parses and index is not None and (module_name or "__module__") in index.modules and not spelled(
+    if python_parses and index is not None and (module_name or UNNAMED_MODULE) in index.modules and not spelled(
             text, settings.graph_constructors, settings.jit_wrappers, hints=index.hints()):
         return Checked(())
     tree = python_tree(text)  # None: Python refuses it, and libcst decides and reports
@@ -193,7 +193,7 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
     sites: list[ast.AST] = []
     if tree is not None:
         try:
-            judged_with = with_module(index, module_name or "__module__", tree)
+            judged_with = with_module(index, module_name or UNNAMED_MODULE, tree)
             sites = positive_sites(text, tree, settings.graph_constructors, settings.jit_wrappers, hints=judged_with.hints())
             if not sites:
                 return Checked(())

@@ -35,6 +35,10 @@ Summary = dict[str, Any]
 _JIT_LAST = frozenset({"jit", "pmap", "pjit", "filter_jit"})
 _PARTIAL_LAST = frozenset({"partial", "Partial"})
 _TRANSFORMATION_LAST = frozenset({"grad", "value_and_grad", "vmap", "jacfwd", "jacrev", "hessian", "checkpoint", "remat"})
+UNNAMED_MODULE = "\x00module"
+"""The index's name for a module without a dotted name of its own (a notebook, a text judged alone): a NUL
+cannot stand in Python source, so no summary's text spells it, and no module of the run is taken to name it."""
+
 _KIND_DECORATORS = {"staticmethod": "static", "classmethod": "class", "property": "property", "cached_property": "property"}
 
 
@@ -1188,4 +1192,5 @@ def module_name_cached(path: Path, packages: dict[Path, bool]) -> str:
     return ".".join(reversed(parts)) or path.stem
 
 
-__all__ = ["Hints", "ProjectIndex", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "python_tree", "summarize", "summarize_tree", "summary_digest", "with_module"]
+__all__ = [
+    "UNNAMED_MODULE", "Hints", "ProjectIndex", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "python_tree", "summarize", "summarize_tree", "summary_digest", "with_module"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from jitcheck.lint.callers import Site, call_sites
-from jitcheck.lint.index import ProjectIndex, summarize, with_module
+from jitcheck.lint.index import UNNAMED_MODULE, ProjectIndex, summarize, with_module
 
 LIB = textwrap.dedent('''\
     import jax
@@ -110,3 +110,16 @@ def test_a_module_another_one_names_has_its_hints_read_again() -> None:
     assert joined.hints() == _full_hints(joined)
     assert ("pkg.uses.jit", "jax.jit") in joined.hints().jit_aliases
     assert ("pkg.uses.jit", "jax.jit") not in index.hints().jit_aliases
+
+
+def test_a_run_whose_code_spells_dunder_module_still_lends_a_notebook_its_sites() -> None:
+    """A module of the run that calls ``x.__module__.startswith(...)`` spells the old placeholder name; the name the index
+    gives a notebook (``UNNAMED_MODULE``, with a NUL no source can hold) is spelled by none, so the notebook
+    still takes the run's sites and hints instead of walking every module again, with the same result."""
+    index = _index(("pkg.names", "def owner(x):\n    return x.__module__.startswith('pkg')\n"))
+    assert index._may_name("__module__") and not index._may_name(UNNAMED_MODULE)
+    joined = with_module(index, UNNAMED_MODULE, NOTEBOOK)
+    assert joined.extends == (index, UNNAMED_MODULE)
+    assert _rows(joined.call_sites()) == _rows(call_sites(joined))
+    assert [site.module for site in joined.call_sites()["pkg.lib.step"]] == ["pkg.lib", "pkg.user", UNNAMED_MODULE]
+    assert joined.hints() == _full_hints(joined)
