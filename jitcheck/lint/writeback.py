@@ -6,7 +6,8 @@ linked from several names (a hardlink) is rewritten in place so every name sees 
 fix; any other file is written to a temporary beside it and renamed over it. Just
 before the rename the file is read again: one that changed or vanished since the run
 read it is left alone, with a message. A temporary is removed when anything fails,
-on SIGTERM and SIGINT too (:func:`signals_raise`); one left by a SIGKILLed run is
+on SIGTERM and SIGINT too (:func:`signals_raise`; both are held back while it is made,
+so none lands between its creation and the cleanup that owns it); one left by a SIGKILLed run is
 swept by the next fix run in that folder (:func:`sweep`), once its writer is dead.
 """
 
@@ -50,6 +51,21 @@ def _temporary(folder: Path, name: str) -> tuple[int, str]:
     return tempfile.mkstemp(prefix=f".{name}.jitcheck-{os.getpid()}-", suffix=".tmp", dir=folder)
 
 
+def _hold_stops() -> set[int | signal.Signals] | None:
+    """Hold SIGTERM and SIGINT back (on the main thread, where Python runs its handlers); the mask to restore, or
+    None where signals cannot be held (another thread, a platform without ``pthread_sigmask``)."""
+    import threading
+
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+
+
+def _release_stops(held: set[int | signal.Signals] | None) -> None:
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def write_fixed(path: Path, original: bytes, new: bytes) -> None:
     """Replace ``path``'s content ``original`` by ``new``; :class:`Skipped` (nothing written) when that is not safe."""
     try:
@@ -70,8 +86,14 @@ def write_fixed(path: Path, original: bytes, new: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         return
-    descriptor, temporary = _temporary(target.parent, target.name)
+    held = _hold_stops()  # a stop held back while the temporary is made, so none lands before the `try` owns it
     try:
+        descriptor, temporary = _temporary(target.parent, target.name)
+    except BaseException:
+        _release_stops(held)
+        raise
+    try:
+        _release_stops(held)  # a stop held back arrives here, inside the `try` that removes the temporary
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(new)
             handle.flush()
