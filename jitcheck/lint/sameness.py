@@ -194,8 +194,10 @@ class Sameness(Repetition):
         different programs (None), anything else is unknown (low confidence)."""
         if kind == "numbers":
             line = self.line_of(fun)
-            reason = Reason("data", f"only {_names(used)} changes from one {unit} to the next, a number baked into the "
-                            "same code: pass it as an argument", line)
+            # What changes is judged by what the loop runs over (numbers), not read off the names: a loop variable is
+            # a number, a name its body rebinds (`params = step(params)`) only data like one.
+            reason = Reason("data", f"only {_names(used)} changes from one {unit} to the next, in a loop over numbers: "
+                            "data baked into the same code; pass it as an argument", line)
             return dataclasses.replace(evidence, same=(*evidence.same, reason))
         if kind == "objects":
             return None  # a differently-built object, configuration or function on each pass: a different program
