@@ -147,13 +147,25 @@ class Frequency(Resolver):
         return [site for site in sites if site.context.function is not None
                 or (start < self.line_of(site.node) and (not high or self.line_of(site.node) < high))]
 
+    def indexed_class(self, context: Context) -> str | None:
+        """The qualified name the index gives the class whose method ``context`` is in (a module-level class of
+        this file), or None (a function, a class defined in a function)."""
+        cls = context.method_of
+        if cls is None or self.c.class_names.get(cls.name.value) is not cls:
+            return None
+        return f"{self.module_name}.{cls.name.value}"
+
     def subclass_calls(self, function: cst.FunctionDef, context: Context) -> int:
         """How many ``self.name(...)`` calls the subclasses of a method's class make, in any file of the run
         (from the index; a subclass that overrides the method reaches its own): more call sites of the method."""
-        cls = context.method_of
-        if cls is None or self.c.class_names.get(cls.name.value) is not cls:
-            return 0
-        return self.index.subclass_self_calls(f"{self.module_name}.{cls.name.value}", function.name.value)
+        owner = self.indexed_class(context)
+        return self.index.subclass_self_calls(owner, function.name.value) if owner is not None else 0
+
+    def base_calls(self, context: Context, name: str) -> int:
+        """``self.name(...)`` calls the bases of a method's class make (a framework calling the hook it overrides:
+        how often it runs is that caller's, not a convention's)."""
+        owner = self.indexed_class(context)
+        return self.index.base_self_calls(owner, name) if owner is not None else 0
 
     def called_again(self, function: cst.FunctionDef, context: Context, sites: list[CallSite], across: bool = True) -> bool:
         """True when ``function``, called at ``sites`` (its :meth:`callers`), runs more than once: called in

@@ -164,12 +164,15 @@ def _types_items(annotation: ast.expr | None, returned: list[ast.expr | None]) -
     tuples = [v for v in returned if isinstance(v, ast.Tuple)]
     if not tuples or len(tuples) != len(returned) or len({len(t.elts) for t in tuples}) != 1:
         return None
-    made: list[str | None] = []
-    for i in range(len(tuples[0].elts)):
-        calls = [t.elts[i] for t in tuples]
-        spelled = {_dotted(c.func) if isinstance(c, ast.Call) else None for c in calls}
-        made.append(spelled.pop() if len(spelled) == 1 else None)
+    made = [_built([t.elts[i] for t in tuples]) for i in range(len(tuples[0].elts))]
     return made if any(made) else None
+
+
+def _built(values: list[ast.expr | None]) -> str | None:
+    """What every one of ``values`` builds, when each is a call of one dotted name (``Model(...)``): a class, if
+    indexed; None for anything else."""
+    made = {_dotted(value.func) if isinstance(value, ast.Call) else None for value in values}
+    return made.pop() if len(made) == 1 else None
 
 
 def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
@@ -200,9 +203,9 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
         facts["types_items"] = types
     annotated = _annotation_name(node.returns)
     if annotated is None and node.returns is None:
-        made = {_dotted(value.func) if isinstance(value, ast.Call) else None for value in returned}
-        if len(made) == 1 and None not in made:
-            facts["type"] = made.pop()  # every return builds one thing (`return Model(...)`): a class, if indexed
+        built = _built(returned) if returned else None
+        if built is not None:
+            facts["type"] = built  # every return builds one thing (`return Model(...)`): a class, if indexed
     elif annotated is not None and annotated != "None":
         facts["type"] = annotated  # the class its return annotation names: what a call of it returns
         passed = [i for i, a in enumerate((*args.posonlyargs, *args.args)) if _annotation_name(a.annotation) == annotated]

@@ -217,7 +217,7 @@ def function_field(name: str) -> bool:
 def step_like(name: str) -> bool:
     """True when a function called ``name`` is a step by the convention of JAX training and environment APIs
     (``step``, ``train_step``, ``training_step``, ``update_step``): its caller runs it once per step of a run."""
-    return name == "step" or (name.endswith("_step") and not name.startswith("_") and name != "_step")
+    return name == "step" or (name.endswith("_step") and not name.startswith("_"))
 
 
 ONCE_FUNCTIONS: Final = frozenset({"main", "setUp", "setUpClass", "setUpModule"})

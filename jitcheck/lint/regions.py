@@ -13,8 +13,8 @@ grows from its sites (:func:`.prefilter.positive_sites`):
 - a class whose method is kept, or that a kept part names, keeps the bodies of its methods that
   store attributes (an instance's stored attributes are facts of its class);
 - a module-level function that stores an attribute or declares ``global``/``nonlocal`` is kept, and so is a
-  function or method a kept part loops over a call of (``for x in self.gen(...)``: a generator's yields tell
-  how often that loop runs);
+  generator a kept part loops over a call of (``for x in self.gen(...)``: its yields tell how often that
+  loop runs);
 - a long module-level value (``NAME = value`` over three lines or more: tables, parameter lists)
   is cut unless a kept part reads its name; the module's other statements are always kept, and
   one that names something wanted (a call of a kept function) adds what it names.
@@ -106,13 +106,15 @@ class _Body:
     """What one function body names (the module's names it may read, and attributes), and whether it must be
     kept whatever it names."""
 
-    __slots__ = ("names", "attributes", "of_self", "stored", "pinned", "iterated")
+    __slots__ = ("names", "attributes", "of_self", "stored", "pinned", "iterated", "yields")
 
     def __init__(self, statements: Iterable[ast.AST], own: set[str] = frozenset()) -> None:  # type: ignore[assignment]
         self.names: set[str] = set()
         self.iterated: set[str] = set()
         """Functions a ``for`` loops over a call of (``for x in gen(...)``, ``self.gen(...)``): a generator's
         yields tell how often the loop runs (:mod:`.generators`)."""
+        self.yields = False
+        """It holds a ``yield``: a generator, whose yields a loop over it may be judged by."""
         self.attributes: set[str] = set()
         self.stored: set[str] = set()
         self.of_self: set[str] = set()
@@ -133,6 +135,8 @@ class _Body:
                         self.pinned = True
                 elif isinstance(node, (ast.Global, ast.Nonlocal)):
                     self.pinned = True
+                elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+                    self.yields = True
                 elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Call):
                     func = node.iter.func
                     if isinstance(func, ast.Name):
@@ -267,7 +271,7 @@ class _Wanted:
         binds a name a kept part reads (a module-level value)."""
         return bool(unit.body.names & self.names or unit.body.attributes & self.attributes
                     or unit.body.of_self & self.methods or (unit.kind == "value" and unit.provides & self.names)
-                    or (unit.kind == "function" and unit.provides & self.iterated))
+                    or (unit.kind == "function" and unit.body.yields and unit.provides & self.iterated))
 
     def kept(self, unit: _Unit) -> bool:
         """Whether ``unit`` holds facts kept whatever it names: a module-level function that stores an attribute

@@ -102,14 +102,6 @@ class Repetition(Frequency):
             return Evidence().guessed(f"that `{name}` runs at all: nothing in this file calls it")
         return Evidence().guessed(f"that `{name}` runs more than once")
 
-    def base_calls(self, context: Context, name: str) -> int:
-        """``self.name(...)`` calls the bases of a method's class make (a framework calling the hook it overrides:
-        how often it runs is that caller's, not a convention's)."""
-        cls = context.method_of
-        if cls is None or self.c.class_names.get(cls.name.value) is not cls:
-            return 0
-        return self.index.base_self_calls(f"{self.module_name}.{cls.name.value}", name)
-
     def callers_not_seen_to_run(self, sites: list[CallSite]) -> list[str]:
         """The names of the module-level functions holding ``sites`` that nothing shows running, when the sites are
         in two functions or more (one function's two calls run together whenever it runs): a function nothing calls

@@ -361,10 +361,7 @@ class Resolver:
         if not values or not all(isinstance(v, cst.Tuple) and len(v.elements) > item for v in values):
             return None
         items = [v.elements[item].value if isinstance(v, cst.Tuple) else None for v in values]
-        found = [self.class_ref(i.func) if isinstance(i, cst.Call) else None for i in items]
-        if any(ref is None for ref in found) or len({id(ref) if not isinstance(ref, str) else ref for ref in found}) != 1:
-            return None
-        return found[0]
+        return _one_class([self.class_ref(i.func) if isinstance(i, cst.Call) else None for i in items])
 
     def made_class(self, function: cst.FunctionDef, own: ClassRef | None = None) -> ClassRef | None:
         """The class every ``return`` of an unannotated ``function`` builds (``return Model(...)``; a helper that
@@ -372,12 +369,8 @@ class Resolver:
         class ``own``, ``return cls(...)`` (its first parameter) builds ``own``."""
         values = returned_values(function)
         first = function.params.params[0].name.value if own is not None and function.params.params else None
-        found = [(own if first is not None and isinstance(v.func, cst.Name) and v.func.value == first
-                  else self.class_ref(v.func)) if isinstance(v, cst.Call) else None for v in values]
-        if not found or any(ref is None for ref in found) or len({id(ref) if not isinstance(ref, str) else ref
-                                                                   for ref in found}) != 1:
-            return None
-        return found[0]
+        return _one_class([(own if first is not None and isinstance(v.func, cst.Name) and v.func.value == first
+                             else self.class_ref(v.func)) if isinstance(v, cst.Call) else None for v in values])
 
     def makes_record(self, func: cst.BaseExpression) -> bool:
         """True when ``func`` names a class made by ``collections.namedtuple(...)`` or ``typing.NamedTuple(...)``
@@ -790,6 +783,15 @@ class _Returns(cst.CSTVisitor):
     def visit_Return(self, node: cst.Return) -> None:
         if node.value is not None:
             self.values.append(node.value)
+
+
+def _one_class(found: list[ClassRef | None]) -> ClassRef | None:
+    """The one class every entry of ``found`` names (returns that each build one), or None: none, an unknown one,
+    or several."""
+    if not found or any(ref is None for ref in found) or len({id(ref) if not isinstance(ref, str) else ref
+                                                               for ref in found}) != 1:
+        return None
+    return found[0]
 
 
 def returned_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:

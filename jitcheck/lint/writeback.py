@@ -51,12 +51,17 @@ def _temporary(folder: Path, name: str) -> tuple[int, str]:
     return tempfile.mkstemp(prefix=f".{name}.jitcheck-{os.getpid()}-", suffix=".tmp", dir=folder)
 
 
+def _on_main_thread() -> bool:
+    """Whether this is the main thread, the only one Python runs signal handlers on (and may set them from)."""
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
 def _hold_stops() -> set[int | signal.Signals] | None:
     """Hold SIGTERM and SIGINT back (on the main thread, where Python runs its handlers); the mask to restore, or
     None where signals cannot be held (another thread, a platform without ``pthread_sigmask``)."""
-    import threading
-
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+    if not hasattr(signal, "pthread_sigmask") or not _on_main_thread():
         return None
     return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
 
@@ -148,9 +153,7 @@ def sweep(folders: set[Path]) -> list[Path]:
 @contextlib.contextmanager
 def signals_raise() -> Iterator[None]:
     """While writing, SIGTERM raises SystemExit (as Ctrl-C raises KeyboardInterrupt), so temporaries are removed."""
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
+    if not _on_main_thread():
         yield
         return
 
