@@ -147,6 +147,7 @@ MOVED_FROM_SEALED: tuple[tuple[str, str], ...] = (
     ("folx", "0.2.30"),
     ("jaxtronomy", "0.1.5"),
     ("jsmfsb", "1.1.7"),
+    ("healjax", "0.2.3"),
 )
 """Libraries the rule sealed that moved to development (split.MOVED_TO_DEVELOPMENT says why): their
 blind labels moved from sealed.tsv to labels.tsv unchanged, and the default run checks them."""
@@ -188,6 +189,22 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("jaxwell", "0.2.0"),
     ("quadax", "0.3.1"),
     ("spyx", "1.0.0"),
+    # round 9 (5 December 2026; labelled the same way, scored once as they stood at main b73ff87):
+    ("jax-am", "0.0.3"),
+    ("jax-healpy", "0.8.2"),
+    ("jax-loop-utils", "0.0.14"),
+    ("jax-sgmc", "0.1.5"),
+    ("jaxcapse", "0.2.0"),
+    ("jaxga", "0.0.2"),
+    ("jaxparrow", "1.1.1"),
+    ("jaxsim", "0.9.0"),
+    ("jaxutils", "0.0.8"),
+    ("keras", "3.15.1"),
+    ("lineax", "0.1.1"),
+    ("neuralgcm", "1.2.2"),
+    ("optax-shampoo", "0.0.6"),
+    ("qutip-jax", "0.1.1"),
+    ("torch2jax", "0.1.0"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
@@ -262,6 +279,16 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("pennylane", "0.30.0"),
     # and its third (bayesnewton 1.3.4, also sealed, has no jax jit site and is left out):
     ("pyhf", "0.7.6"),
+    # round 9's (5 December 2026; labelled blind by helpers that report only counts; jaxtyping 0.3.11,
+    # dejax, jmp, simple-pytree, sympy2jax, blackbirds and optimism, also sealed, hold no jax jit site):
+    ("jaxonnxruntime", "0.3.0"),
+    ("pyscfad", "0.3.4"),
+    ("veros", "1.7.0"),
+    ("evox", "1.4.0"),
+    ("jax2onnx", "0.17.1"),
+    ("bijx", "1.3.2"),
+    ("chemtrain", "0.2.0"),
+    ("xarray-jax", "0.0.5"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""

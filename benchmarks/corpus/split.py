@@ -65,6 +65,7 @@ MOVED_TO_DEVELOPMENT: dict[str, str] = {
     "folx": "its 2 wrong default findings were read after the sealed score of 4 December 2026 and informed rules (a lambda's default reading the loop variable it shadows; an `if flag:` arm over `[False, True]` runs in one iteration)",
     "jaxtronomy": "its 3 wrong default findings were read after the sealed score of 4 December 2026 and informed a rule (a static argument that changes on each iteration is a new cache key whatever is hoisted)",
     "jsmfsb": "its wrong default finding (sim.py:54) was read after the sealed score of 4 December 2026 and run: jax compiled the scan again on every call (5 in 5), so its hand label was fixed to bug",
+    "healjax": "its 7 wrong default findings (tests.py, JC102, all labelled fine) were read after the sealed score of 5 December 2026 and informed a rule (a wrapper called on an array whose size the loop changes is another program on each pass)",
 }
 """Libraries the rule sealed that moved to development, and why (issue 23: a library whose findings
 informed a rule moves to development). Their names stay sealed by the hash; they are not sealed now."""
