@@ -21,6 +21,7 @@ from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.evidence import Evidence, Reason
 from jitcheck.lint.frequency import runs_of
 from jitcheck.lint.repetition import Repetition
+from jitcheck.lint.shapes import SIZED_CONSTRUCTORS, size_arguments
 
 _DATA_ITERABLES = frozenset({"range", "numpy.arange", "numpy.linspace", "numpy.logspace", "jax.numpy.arange",
                              "jax.numpy.linspace", "jax.numpy.logspace"})
@@ -79,6 +80,8 @@ class Sameness(Repetition):
             kind = self.items_kind(self.loop_iterable(loop))
             if kind == "objects" and arguments is not None and self.names_read(arguments) & changing:
                 return None  # called on a differently-built argument each pass: a different program each time
+            if arguments is not None and self.sized_by(arguments, loop, changing):
+                return None  # called on an array whose size the loop changes: another shape, another program
             if any(self.names_read(a) & changing for a in static):
                 # A static argument that changes on each pass is a new cache key on each pass, whatever is hoisted.
                 return None
@@ -140,6 +143,39 @@ class Sameness(Repetition):
             return self.same_code(evidence, fun, why="every call site passes the same arguments")
         return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
             f"that the calls compute the same thing: they pass different {_names(sorted(passed))}")), confidence="low")
+
+    def sized_by(self, arguments: cst.Call, loop: cst.CSTNode, changing: set[str]) -> bool:
+        """True when an argument of ``arguments`` (the call of a wrapper built in ``loop``) is, or is built in the
+        loop from, an array whose size reads a name in ``changing`` (:mod:`.shapes`): ``m = np.arange(npix(nside))``,
+        then ``jax.jit(f)(m)``: another shape on each pass. Names are followed back through their bindings."""
+        body = getattr(loop, "body", None)
+        bound_here = {id(name) for name in _names_in(body)} if isinstance(body, cst.CSTNode) else set()
+        pending: list[cst.CSTNode] = [arg.value for arg in arguments.args]
+        seen: set[int] = set()
+        while pending and len(seen) < 32:
+            expr = pending.pop()
+            if id(expr) in seen:
+                continue
+            seen.add(id(expr))
+            for call in _calls_in(expr):
+                for qualified in self.qnames(call.func) & SIZED_CONSTRUCTORS:
+                    if any(self.names_read(size) & changing for size in size_arguments(call, qualified)):
+                        return True
+            for name in _names_in(expr):
+                if name.value not in changing:
+                    continue
+                definitions = [getattr(r, "node", None) for r in self.referents(name)]
+                if len(definitions) > 1:
+                    # bound again elsewhere (a second loop over the sizes): the bindings in this loop are the ones read
+                    definitions = [d for d in definitions if id(d) in bound_here]
+                for definition in definitions:
+                    bound = self.c.assigned.get(definition) if definition is not None else None
+                    unpacked = self.c.unpacked.get(definition) if definition is not None else None
+                    if bound is not None:
+                        pending.append(bound[0])
+                    elif unpacked is not None:
+                        pending.append(unpacked[0])
+        return False
 
     def caller_kinds(self, sites: list[CallSite], function: cst.FunctionDef, context: Context, sources: list[str]) -> set[str]:
         """What the callers' loops run over (:meth:`items_kind`), for each call site in a loop that hands in, for one
@@ -494,6 +530,40 @@ def _attributes_set(loop: cst.CSTNode | None) -> set[str]:
 def _sources(names: set[str], params: set[str], derived: dict[str, set[str]]) -> list[str]:
     """The parameters ``names`` are, or derive from."""
     return sorted({p for name in names for p in ({name} if name in params else derived.get(name, set()))})
+
+
+def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """The calls in an expression (not inside a lambda or a nested function's body)."""
+    found: list[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+        def visit_Lambda(self, lam: cst.Lambda) -> bool:
+            return False
+
+    node.visit(_Calls())
+    return found
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    """The names an expression reads (not an attribute's name, nor inside a lambda)."""
+    found: list[cst.Name] = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)
+            return False
+
+        def visit_Lambda(self, lam: cst.Lambda) -> bool:
+            return False
+
+    node.visit(_Names())
+    return found
 
 
 def _float(node: cst.BaseExpression) -> bool:

@@ -667,3 +667,53 @@ def test_a_loop_over_a_generator_that_yields_once_runs_its_body_once() -> None:
     # The same verdict on the whole module as on the parts a check reads (the generator's body is kept).
     whole = check_text(HEADER + textwrap.dedent(body), "module.py", Settings(), prune=False).findings
     assert [(f.line - HEADER.count("\n"), f.code) for f in whole if f.confidence == "high"] == [(18, "JC104")]
+
+
+def test_a_wrapper_called_on_an_array_the_loop_sizes_is_another_program_each_pass() -> None:
+    # healjax's tests jit `partial(convert_map, ...)` per `nside` on `np.arange(npix(nside))`: another shape on each
+    # pass, so hoisting the wrapper still compiles once per size (3 in 3). Data of one shape (a `linspace` whose
+    # endpoint changes, its size fixed) is one program compiled again on each pass, and stays reported.
+    body = """\
+        def npix(n):
+            return 12 * n * n
+
+        def convert(a, m):
+            return m * 2
+
+        def sized():
+            for nside in [2, 4, 8]:
+                m = np.arange(npix(nside))
+                jax.jit(partial(convert, "ring"))(m)
+
+        def sized_through_unpacking():
+            for nside in [2, 4, 8]:
+                q, r = np.divmod(np.arange(npix(nside)), 3)
+                jax.jit(partial(convert, "ring"))(q + r)
+
+        hoisted = jax.jit(partial(convert, "ring"))
+
+        def sized_hoisted():
+            for nside in [2, 4, 8]:
+                hoisted(np.arange(npix(nside)))
+
+        def one_shape():
+            for t in [2.0, 4.0, 8.0]:
+                m = np.linspace(0, t, 100)
+                jax.jit(partial(convert, "ring"))(m)
+
+        def two_loops():
+            for nside in [2, 4]:
+                q, r = np.divmod(np.arange(npix(nside)), 3)
+                m = q + r
+                jax.jit(partial(convert, "ring"))(m)
+            for nside in [2, 4]:
+                q, r = np.divmod(np.arange(npix(nside)), 5)
+                m = q * r
+                jax.jit(partial(convert, "nest"))(m)
+        """
+    assert shown(body) == [(26, "JC102")]
+    assert compiles_of(body, "two_loops()", "convert") == 4
+    assert compiles_of(body, "sized()", "convert") == 3
+    assert compiles_of(body, "sized_through_unpacking()", "convert") == 3
+    assert compiles_of(body, "sized_hoisted()", "convert") == 3  # the help would not make it one
+    assert compiles_of(body, "one_shape()", "convert") == 3
