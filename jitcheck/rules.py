@@ -324,8 +324,8 @@ UNRESOLVED_METHOD = _rule(
     "JC107",
     "unresolved-method-in-loop",
     "An attribute of an object of unknown type jitted in a loop",
-    message="`{subject}` used as {position}: the pass cannot tell what `{receiver}` is, and if `{subject}` is a method each iteration jits a new bound method, a new jit cache key",
-    help="build the jitted wrapper once, before the loop (`{name} = jax.jit({subject})`), and call `{name}` in the loop: right whatever `{subject}` turns out to be",
+    message="`{subject}` used as {position}: the pass cannot tell what `{receiver}` is, and if `{subject}` is a method {each} jits a new bound method, a new jit cache key",
+    help="build the jitted wrapper once, {hoist} (`{name} = jax.jit({subject})`), and call `{name}` {use}: right whatever `{subject}` turns out to be",
     why="""
 `jax.jit(m.predict)` written inside a loop jits a new bound method on every iteration
 when `predict` is a method (a bound method is a new object each time it is read, and
@@ -337,7 +337,10 @@ receiver is the same object, and an attribute jitted on an object is a method fa
 often than a function held in a field, so the rule reports it by default; only the
 names records give their function fields (`opt.update`, `net.apply`, `state.apply_fn`,
 `init`, `allocate`, a name ending in `fn`) stay a guess, shown with `--preview`.
-Hoisting the wrapper out of the loop is right in every case. Ignore it with
+The same holds outside a loop when the function that jits it is shown to run again (a
+public `step`, called once per step of a training or environment loop): the wrapper is
+then built once where the object is made (`__init__`). Hoisting the wrapper is right in
+every case. Ignore it with
 `ignore = ["JC107"]` in `[tool.jitcheck]`.
 """,
     example="""

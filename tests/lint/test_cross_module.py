@@ -1260,3 +1260,37 @@ def test_a_public_step_is_run_once_per_step_by_its_callers(importable: Path, com
         for _ in range(3):
             call()
         assert compiles.count == counted
+
+
+def test_a_public_step_jitting_an_attribute_of_unknown_type_is_reported(importable: Path, compiles: Compiles) -> None:
+    """dopamine's brax wrapper: ``step`` jits ``self.env.step`` on every call, ``self.env`` being whatever the
+    constructor was handed. A public step runs once per step of a run, so JC107 applies as in a loop; its help builds
+    the wrapper in ``__init__``. jax: 3 compiles in 3 steps (the same environment object each time), then 1."""
+    write_package(importable, {"envs.py": """\
+        import jax
+        class Wrapper:
+            def __init__(self, env):
+                self.env = env
+            def step(self, x):
+                return jax.jit(self.env.step)(x)
+        class Hoisted:
+            def __init__(self, env):
+                self.env = env
+                self._step = jax.jit(self.env.step)
+            def step(self, x):
+                return self._step(x)
+        """})
+    assert findings(importable) == [("envs.py", 6, "JC107")]
+    importlib.invalidate_caches()
+    envs = importlib.import_module("pkg.envs")
+
+    class Env:
+        def step(self, x: np.ndarray) -> np.ndarray:
+            return x * 2.0
+
+    x = np.ones(3, np.float32)
+    for counted, wrapper in ((3, envs.Wrapper(Env())), (1, envs.Hoisted(Env()))):
+        compiles.count = 0
+        for _ in range(3):
+            wrapper.step(x)
+        assert compiles.count == counted

@@ -180,6 +180,38 @@ CASES: dict[tuple[str, str], tuple[str, str, str]] = {
         """,
         "build the jitted wrapper once, before the loop (`predict = jax.jit(m.predict)`)",
     ),
+    ("JC107", "a step run again"): (
+        """\
+        class Stepper:
+            def __init__(self, model):
+                self.model = model
+            def step(self, x):
+                return jax.jit(self.model.predict)(x)
+        def load():
+            return MODELS.setdefault("m", Model())
+        MODELS = {}
+        def run():
+            stepper = Stepper(load())
+            for _ in range(3):
+                stepper.step(X)
+        """,
+        """\
+        class Stepper:
+            def __init__(self, model):
+                self.model = model
+                self._predict = jax.jit(self.model.predict)
+            def step(self, x):
+                return self._predict(x)
+        def load():
+            return MODELS.setdefault("m", Model())
+        MODELS = {}
+        def run():
+            stepper = Stepper(load())
+            for _ in range(3):
+                stepper.step(X)
+        """,
+        "build the jitted wrapper once, in `__init__` (`self._predict = jax.jit(self.model.predict)`)",
+    ),
     ("JC701", "jit argument"): (
         """\
         def run():

@@ -204,7 +204,8 @@ class Callables(Fixability):
                 if keys == "value" and not self.receiver_rebuilt(expr, context):
                     return None  # compared by value: the same receiver's method is the same key
                 return Problem(rules.BOUND_METHOD, {"position": position, "subject": snippet(self.module, expr)})
-            if kind == "unknown" and jitted and rebuilt and context.in_loop and keys == "identity" and depth == 0:
+            if kind == "unknown" and jitted and rebuilt and keys == "identity" and depth == 0 \
+                    and (context.in_loop or self.again(context).confidence == "high"):
                 # Hoisting the wrapper out of the loop is right whatever the attribute is (see JC107).
                 # An attribute jitted on an object is a method far more often than a function held in a field, and a
                 # method re-wrapped per pass traces again even on the same object; the names records give their
@@ -214,9 +215,15 @@ class Callables(Fixability):
                 if names.function_field(expr.attr.value):
                     evidence = evidence.guessed(f"what `{receiver}` is, and so that `{expr.attr.value}` is a method "
                                                 "(a new bound method on each read)")
+                name = expr.attr.value
+                where = {"each": "each iteration", "hoist": "before the loop", "name": name, "use": "in the loop"}
+                if not context.in_loop:  # a function shown to run again (a public step): built where the object is
+                    method = context.method_of is not None and context.self_name is not None
+                    where = {"each": "each call", "use": "there",
+                             "hoist": "in `__init__`" if method else "outside the function that runs again",
+                             "name": f"{context.self_name}._{name}" if method else name}
                 return Problem(rules.UNRESOLVED_METHOD, {"position": position, "subject": snippet(self.module, expr),
-                                                         "receiver": receiver, "name": expr.attr.value},
-                               evidence=evidence)
+                                                         "receiver": receiver, **where}, evidence=evidence)
         return None
 
     def built_before_loop(self, found: Problem, context: Context, built: Context, node: cst.CSTNode) -> Problem | None:
