@@ -205,6 +205,11 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("optax-shampoo", "0.0.6"),
     ("qutip-jax", "0.1.1"),
     ("torch2jax", "0.1.0"),
+    # round 10 (5 December 2026; scored once as they stood at main e268f58; jaxrk 0.1.1 holds no jit site):
+    ("flax-extra", "0.0.2"),
+    ("jaxlob", "0.19"),
+    ("jaxsnn", "0.3.0"),
+    ("kernex", "0.2.1"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
@@ -289,6 +294,11 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("bijx", "1.3.2"),
     ("chemtrain", "0.2.0"),
     ("xarray-jax", "0.0.5"),
+    # round 10's (geomstats 2.8.0 and tensorly 0.10.0, also sealed, hold no jax jit site):
+    ("mlip", "0.2.5"),
+    ("jaxkuramoto", "0.0.8"),
+    ("mpi4jax", "0.9.1.post2"),
+    ("jaxtorch", "0.6.0"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
