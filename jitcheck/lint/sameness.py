@@ -148,8 +148,7 @@ class Sameness(Repetition):
         """True when an argument of ``arguments`` (the call of a wrapper built in ``loop``) is, or is built in the
         loop from, an array whose size reads a name in ``changing`` (:mod:`.shapes`): ``m = np.arange(npix(nside))``,
         then ``jax.jit(f)(m)``: another shape on each pass. Names are followed back through their bindings."""
-        body = getattr(loop, "body", None)
-        bound_here = {id(name) for name in _names_in(body)} if isinstance(body, cst.CSTNode) else set()
+        bound_here: set[int] | None = None  # the names the loop's body holds, worked out when a name has two bindings
         pending: list[cst.CSTNode] = [arg.value for arg in arguments.args]
         seen: set[int] = set()
         while pending and len(seen) < 32:
@@ -167,6 +166,9 @@ class Sameness(Repetition):
                 definitions = [getattr(r, "node", None) for r in self.referents(name)]
                 if len(definitions) > 1:
                     # bound again elsewhere (a second loop over the sizes): the bindings in this loop are the ones read
+                    if bound_here is None:
+                        body = getattr(loop, "body", None)
+                        bound_here = {id(n) for n in _names_in(body)} if isinstance(body, cst.CSTNode) else set()
                     definitions = [d for d in definitions if id(d) in bound_here]
                 for definition in definitions:
                     bound = self.c.assigned.get(definition) if definition is not None else None
@@ -532,38 +534,46 @@ def _sources(names: set[str], params: set[str], derived: dict[str, set[str]]) ->
     return sorted({p for name in names for p in ({name} if name in params else derived.get(name, set()))})
 
 
+class _Calls(cst.CSTVisitor):
+    """The calls in an expression (not inside a lambda), in order."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.Call] = []
+
+    def visit_Call(self, call: cst.Call) -> None:
+        self.found.append(call)
+
+    def visit_Lambda(self, lam: cst.Lambda) -> bool:
+        return False
+
+
+class _Names(cst.CSTVisitor):
+    """The names an expression reads or binds (not an attribute's name, nor inside a lambda), in order."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.Name] = []
+
+    def visit_Name(self, name: cst.Name) -> None:
+        self.found.append(name)
+
+    def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+        attribute.value.visit(self)
+        return False
+
+    def visit_Lambda(self, lam: cst.Lambda) -> bool:
+        return False
+
+
 def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    """The calls in an expression (not inside a lambda or a nested function's body)."""
-    found: list[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-        def visit_Lambda(self, lam: cst.Lambda) -> bool:
-            return False
-
-    node.visit(_Calls())
-    return found
+    visitor = _Calls()
+    node.visit(visitor)
+    return visitor.found
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    """The names an expression reads (not an attribute's name, nor inside a lambda)."""
-    found: list[cst.Name] = []
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            attribute.value.visit(self)
-            return False
-
-        def visit_Lambda(self, lam: cst.Lambda) -> bool:
-            return False
-
-    node.visit(_Names())
-    return found
+    visitor = _Names()
+    node.visit(visitor)
+    return visitor.found
 
 
 def _float(node: cst.BaseExpression) -> bool:
