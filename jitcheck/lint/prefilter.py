@@ -255,7 +255,15 @@ class _Judge:
             if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and fun.id in {
                     a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}:
                 return True  # a parameter: what the callers hand in decides
-            return any(fid == where and (fid or loop) for fid, loop in self.index.binders.get(fun.id, ()))
+            if any(fid == where and (fid or loop) for fid, loop in self.index.binders.get(fun.id, ())):
+                return True
+            # bound by a function this one is nested in: a new object on each run of that function
+            outer_ids: set[int] = set()
+            current = self.index.outer.get(id(function)) if function is not None else None
+            while current is not None:
+                outer_ids.add(id(current))
+                current = self.index.outer.get(id(current))
+            return any(fid in outer_ids for fid, _ in self.index.binders.get(fun.id, ()))
         if isinstance(fun, ast.Attribute):
             base = fun.value
             while isinstance(base, ast.Attribute):

@@ -212,6 +212,38 @@ CASES: dict[tuple[str, str], tuple[str, str, str]] = {
         """,
         "build the jitted wrapper once, in `__init__` (`self._predict = jax.jit(self.model.predict)`)",
     ),
+    ("JC105", "jitted by a function nested in its definer"): (
+        """\
+        class Fitter:
+            def _validation_loss(self, params, batches):
+                def loss_fn(b):
+                    return jnp.mean(b * params)
+                def body_fn(b):
+                    return jax.jit(loss_fn)(b)
+                for b in batches:
+                    body_fn(b)
+        def run():
+            fitter = Fitter()
+            for _ in range(3):
+                fitter._validation_loss(X, [X, X])
+        """,
+        """\
+        def loss_fn(b, params):
+            return jnp.mean(b * params)
+        loss_jit = jax.jit(loss_fn)
+        class Fitter:
+            def _validation_loss(self, params, batches):
+                def body_fn(b):
+                    return loss_jit(b, params)
+                for b in batches:
+                    body_fn(b)
+        def run():
+            fitter = Fitter()
+            for _ in range(3):
+                fitter._validation_loss(X, [X, X])
+        """,
+        "move `loss_fn` to module level and pass what it captures as arguments",
+    ),
     ("JC701", "jit argument"): (
         """\
         def run():

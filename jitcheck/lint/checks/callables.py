@@ -150,7 +150,8 @@ class Callables(Fixability):
                 # the unpacking just above it in the same block is the only binding this read can see
                 referents = [r for r in referents if getattr(r, "node", None) is reaching] or referents
             if len(referents) > 1 and depth == 0:
-                return self.branches_problem(expr, referents, context=context, position=position, keys=keys)
+                return self.branches_problem(expr, referents, context=context, position=position, keys=keys,
+                                             rebuilt=rebuilt)
             ref = referents[0] if len(referents) == 1 else None
             node = getattr(ref, "node", None)
             if isinstance(node, cst.FunctionDef):
@@ -158,7 +159,17 @@ class Callables(Fixability):
                 if def_scope is None or isinstance(def_scope, (GlobalScope, ClassScope)):
                     return None
                 defined_in = self.c.defs.get(node)
-                if defined_in is None or defined_in.function is not context.function:
+                if defined_in is None:
+                    return None
+                if defined_in.function is not context.function:
+                    if rebuilt and keys != "wrapper" and not defined_in.in_loop and depth == 0 \
+                            and self.encloses(defined_in.function, context.function):
+                        # Jitted in a function nested in the one that defines it (`body_fn` jitting its definer's
+                        # `loss_fn`): the same object on every call of the nested one, a new one on every run of
+                        # the definer, found again by the first jit of each run when the definer runs again.
+                        return self.built_before_loop(Problem(rules.NESTED_FUNCTION, {"position": position,
+                                                                                      "subject": expr.value}),
+                                                      context, defined_in, node)
                     return None  # defined by an outer function: the same object on every call here
                 if not rebuilt:
                     return None
@@ -225,6 +236,21 @@ class Callables(Fixability):
                 return Problem(rules.UNRESOLVED_METHOD, {"position": position, "subject": snippet(self.module, expr),
                                                          "receiver": receiver, **where}, evidence=evidence)
         return None
+
+    def encloses(self, outer: cst.CSTNode | None, inner: cst.CSTNode | None) -> bool:
+        """True when the function ``inner`` is defined, at any depth, inside the function ``outer``."""
+        if not isinstance(outer, cst.FunctionDef):
+            return False
+        for _ in range(12):
+            if not isinstance(inner, cst.FunctionDef):
+                return False
+            where = self.c.defs.get(inner)
+            if where is None:
+                return False
+            if where.function is outer:
+                return True
+            inner = where.function
+        return False
 
     def built_before_loop(self, found: Problem, context: Context, built: Context, node: cst.CSTNode) -> Problem | None:
         """A callable built once before the loop that jits it (at ``node``): the same object on every iteration,
@@ -310,7 +336,7 @@ class Callables(Fixability):
         return dataclasses.replace(first, plan=None, node=expr, note=note)
 
     def branches_problem(self, expr: cst.Name, referents: list[object], *, context: Context, position: str,
-                         keys: names.Keys) -> Problem | None:
+                         keys: names.Keys, rebuilt: bool = True) -> Problem | None:
         """A name bound on several branches (``if a: f = lambda ...`` / ``else: f = lambda ...``) in this function:
         reported when every binding breaks the same rule."""
         found: list[Problem] = []
@@ -327,13 +353,20 @@ class Callables(Fixability):
                                                 allow_value_partial=False, depth=1, keys=keys)
             else:
                 return None
-            if bound_in.function is not context.function or bound_in.function is None:
+            if bound_in.function is None:
                 return None
-            if problem is not None and keys != "wrapper" and context.in_loop and not bound_in.in_loop:
+            if bound_in.function is not context.function:
+                # bound on each branch of a function this one is nested in (see `callable_problem`'s nested def)
+                if problem is None or not rebuilt or keys == "wrapper" or bound_in.in_loop \
+                        or not self.encloses(bound_in.function, context.function):
+                    return None
+                problem = self.built_before_loop(problem, context, bound_in,
+                                                 node if isinstance(node, cst.FunctionDef) else value)
+            elif problem is not None and keys != "wrapper" and context.in_loop and not bound_in.in_loop:
                 problem = self.built_before_loop(problem, context, bound_in, node if isinstance(node, cst.FunctionDef) else value)
             if problem is None or problem.node is not None:
                 return None
             found.append(problem)
         if len({p.rule.code for p in found}) != 1:
             return None
-        return Problem(found[0].rule, {**found[0].fields, "subject": expr.value})
+        return Problem(found[0].rule, {**found[0].fields, "subject": expr.value}, repeats_with=found[0].repeats_with)

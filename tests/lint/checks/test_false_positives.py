@@ -717,3 +717,57 @@ def test_a_wrapper_called_on_an_array_the_loop_sizes_is_another_program_each_pas
     assert compiles_of(body, "sized_through_unpacking()", "convert") == 3
     assert compiles_of(body, "sized_hoisted()", "convert") == 3  # the help would not make it one
     assert compiles_of(body, "one_shape()", "convert") == 3
+
+
+def test_a_def_jitted_by_a_function_nested_in_its_definer_is_new_only_when_the_definer_runs_again() -> None:
+    # sbijax's `_validation_loss`: `body_fn` jits its definer's `loss_fn` for each batch. Within one run of the
+    # definer that is one object (one compile for all batches); each run of the definer makes a new one. Run once:
+    # nothing to report; run in a loop (an epoch loop): reported (the JC105 help case counts 3 compiles in 3 epochs).
+    body = """\
+        def validate(params, batches):
+            def loss_fn(b):
+                return jnp.mean(b * params)
+            def body_fn(b):
+                return jax.jit(loss_fn)(b)
+            return [body_fn(b) for b in batches]
+
+        def main():
+            validate(jnp.ones(3), [jnp.ones(3), jnp.ones(3)])
+        """
+    assert shown(body) == []
+    assert compiles_of(body, "main()", "loss_fn") == 1
+    looped = body + """\
+
+        def train():
+            for _ in range(3):
+                validate(jnp.ones(3), [jnp.ones(3), jnp.ones(3)])
+        """
+    assert shown(looped) == [(5, "JC105")]
+    assert compiles_of(looped, "train()", "loss_fn") == 3
+
+
+def test_a_def_bound_on_each_branch_of_its_definer_is_judged_by_the_definer_s_runs() -> None:
+    # sbijax's `_validation_loss` defines `loss_fn` in both arms of an `if`; the evidence is the definer's epoch loop
+    # (3 compiles in 3 epochs), not the batch loop inside it (which finds the one object again: 1 compile per epoch).
+    body = """\
+        def validate(params, batches, first):
+            if first:
+                def loss_fn(b):
+                    return jnp.mean(b * params)
+            else:
+                def loss_fn(b):
+                    return jnp.sum(b * params)
+            def body_fn(b):
+                return jax.jit(loss_fn)(b)
+            for b in batches:
+                body_fn(b)
+
+        def train():
+            for _ in range(3):
+                validate(jnp.ones(3), [jnp.ones(3), jnp.ones(3)], True)
+        """
+    findings = [f for f in check_source(HEADER + textwrap.dedent(body), "module.py") if f.confidence == "high"]
+    assert [(f.line - HEADER.count("\n"), f.code) for f in findings] == [(9, "JC105")]
+    assert [r.kind for r in findings[0].evidence.again] == ["called-in-loop"]
+    assert f"line {15 + HEADER.count(chr(10))}" in findings[0].evidence.again[0].text  # the epoch loop
+    assert compiles_of(body, "train()", "loss_fn") == 3
