@@ -167,6 +167,42 @@ def items_kind(iterable: ast.expr | None, depth: int = 0) -> str:
     return "unknown"
 
 
+_KEY_SPLITS = frozenset({"split", "fold_in"})
+
+
+def _stepped(body: Sequence[ast.stmt], randoms: frozenset[str]) -> frozenset[str]:
+    """The names a loop body binds only as a counter (``i += 1``) or as PRNG keys split from a key
+    (``key, sub = jax.random.split(key)``, ``jax.random.fold_in``; ``randoms`` are the module's spellings of
+    ``jax.random``): data of one shape on every pass, like the state the loop carries, not a new configuration."""
+    kinds: dict[str, set[str]] = {}
+    pending: list[ast.AST] = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            kinds.setdefault(node.name, set()).add("other")  # a new function or class on each pass
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            counter = isinstance(node.value, ast.Constant) and isinstance(node.value.value, int) \
+                and not isinstance(node.value.value, bool)
+            kinds.setdefault(node.target.id, set()).add("counter" if counter else "other")
+        elif isinstance(node, ast.Assign):
+            func = node.value.func if isinstance(node.value, ast.Call) else None
+            spelled = _dotted(func) if isinstance(func, ast.Attribute) else None
+            prefix, _, last = (spelled or "").rpartition(".")
+            kind = "key" if last in _KEY_SPLITS and prefix in randoms else "other"
+            for name in _names_stored(node.targets):
+                kinds.setdefault(name, set()).add(kind)
+        elif isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr)):
+            bound = [node.target] if isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr)) else \
+                [i.optional_vars for i in node.items if i.optional_vars is not None]
+            for name in _names_stored(bound):
+                kinds.setdefault(name, set()).add("other")
+        pending.extend(children(node))
+    return frozenset(name for name, found in kinds.items() if found <= {"counter", "key"})
+
+
 class _Recorder:
     """Walks one module's statements, recording its calls of names that may be the run's (see :func:`call_records`)."""
 
@@ -174,6 +210,11 @@ class _Recorder:
                  walks: Mapping[int, list[ast.AST]] | None = None) -> None:
         self.walks: Mapping[int, list[ast.AST]] = walks or {}
         """The ``walk`` of defs already walked for the module's summary, by ``id``."""
+        self.randoms = frozenset({"jax.random"} | {local for local, target in imports.items() if target == "jax.random"})
+        """How the module spells ``jax.random`` (``jr``, ``random``)."""
+        self.stepped: dict[int, frozenset[str]] = {}
+        """For each outermost loop walked (by line): the names its body binds only as a counter or as PRNG keys
+        (:func:`_stepped`)."""
         self.heads = {local for local, target in imports.items() if target.lstrip(".").split(".", 1)[0] not in _EXTERNAL}
         self.defined = defined
         self.classes = classes
@@ -348,6 +389,8 @@ class _Recorder:
             if loop is not None:
                 changing |= loop[2]
             kind = items_kind(node.iter) if isinstance(node, (ast.For, ast.AsyncFor)) else "unknown"
+            if loop is None:
+                self.stepped[node.lineno] = _stepped(node.body, self.randoms)
             if isinstance(node, (ast.For, ast.AsyncFor)):
                 self.expressions(node.iter, caller, params, types, self_name, cls, loop, arms)
             else:
@@ -485,7 +528,8 @@ class _Recorder:
             read_by_all |= read
             if read & changing:
                 varying.append(key)
-                if read & changing <= self.carried:
+                stepped = self.stepped.get(loop[1], frozenset()) if loop is not None else frozenset()
+                if read & changing <= self.carried | stepped:
                     texts.append(f"~carried={key}")
             if read & params:
                 reading.append(key)
@@ -677,6 +721,9 @@ class Elsewhere:
     """Through a chain of callers: whether the call that repeats at its top (in a loop) passes arguments that
     change on each pass. What the chain's functions build from them (data of other shapes, a model of another
     size) may be another program each time, whatever the rebuilt callable itself reads."""
+    looped: bool = False
+    """Through a chain of callers: whether what repeats at its top is a loop (not two call sites or tests, which
+    may pass two different things)."""
 
     def verdict(self, keys: Sequence[tuple[str, ...]]) -> tuple[str, str]:
         """``("same", why)``, ``("numbers", why)``, ``("objects", why)`` or ``("unknown", why)``: whether the
@@ -696,6 +743,9 @@ class Elsewhere:
                 return "unknown", "the loop at the top of its callers passes arguments that change on each pass"
             if not [k for k in keys if _flagged(self.sites[0], k, self.sites[0].reading)]:
                 return "same", "the arguments it reads are built the same way on each run of the caller"
+            if self.looped:
+                return "same", "the arguments it reads come down its callers from a loop that passes the same values, " \
+                               "or the state it carries (counters and PRNG keys too), on each pass"
             return "unknown", "the arguments it reads come from the caller's parameters"
         if ("self",) in keys and any(site.text("~fresh") == "self" for site in self.sites):
             return "unknown", "each test calls it on an object of its own"
@@ -818,7 +868,8 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
             moved = outer.moved if outer.chain else any(
                 s.loop_kind is not None and set(s.varying) - {t.partition("=")[2] for t in s.texts if t.startswith("~carried=")}
                 for s in outer.sites) and index.passes_parameters_on(site.module, site.caller)
-            return Elsewhere((site,), words, (site.caller, *outer.chain), moved)
+            looped = outer.looped if outer.chain else any(s.loop_kind is not None for s in outer.sites)
+            return Elsewhere((site,), words, (site.caller, *outer.chain), moved, looped)
     return None
 
 

@@ -1294,3 +1294,44 @@ def test_a_public_step_jitting_an_attribute_of_unknown_type_is_reported(importab
         for _ in range(3):
             wrapper.step(x)
         assert compiles.count == counted
+
+
+def test_a_chain_of_callers_under_a_loop_that_carries_its_state_is_one_program_each_pass(importable: Path,
+                                                                                        compiles: Compiles) -> None:
+    """qdax's repertoire: ``add`` jits a fresh ``vmap`` of its nested def, ``init`` calls ``add``, ``train`` calls
+    ``init``, and the run's loop calls ``train`` with the state it carries, a counter and a PRNG key split on each
+    pass: data of one shape, so the same program on each pass (jax: 3 compiles in 3 passes) and a finding."""
+    write_package(importable, {
+        "repertoire.py": """\
+            import jax
+            import jax.numpy as jnp
+            def add(values, scale):
+                def one(v):
+                    return v * scale
+                return jax.jit(jax.vmap(one))(values)
+            def init(values, scale):
+                return add(values, scale)
+            def train(state, scale, step, key):
+                return init(state + jax.random.uniform(key, state.shape) * step, scale)
+            """,
+        "loop.py": """\
+            import jax
+            import jax.numpy as jnp
+            from pkg.repertoire import train
+            def run(n):
+                state = jnp.ones(3)
+                key = jax.random.PRNGKey(0)
+                step = 0
+                while step < n:
+                    key, sub = jax.random.split(key)
+                    state = train(state, 2.0, step, sub)
+                    step += 1
+                return state
+            """})
+    assert findings(importable) == [("repertoire.py", 6, "JC105")]  # the nested def inside the vmap
+    importlib.invalidate_caches()
+    loop = importlib.import_module("pkg.loop")
+    loop.run(1)  # the PRNG's and the arithmetic's own compiles, once
+    compiles.count = 0
+    loop.run(3)
+    assert compiles.count == 3
