@@ -21,7 +21,7 @@ from jitcheck.lint.findings import Edit, Finding, unreadable
 from jitcheck.lint import formfeed
 from jitcheck.lint.fixes import apply_fixes, compiles, parse_module, transform
 from jitcheck.lint.index import UNNAMED_MODULE, ProjectIndex, python_tree, with_module
-from jitcheck.lint.limits import expression_depth
+from jitcheck.lint.limits import at_most, expression_depth
 from jitcheck.lint.notebook import Notebook, NotebookError
 from jitcheck.lint.prefilter import may_have_sites, positive_sites
 from jitcheck.lint.regions import pruned
@@ -123,7 +123,7 @@ def python_error(text: str, path: str) -> Finding | None:
 def _too_deep(text: str, path: str, settings: Settings) -> Finding | None:
     """JC000 when an expression is deeper than ``max-expression-depth`` (Python's own error first, if it has one)."""
     limit = settings.max_expression_depth
-    if limit <= 0 or len(text) < limit:
+    if limit <= 0 or len(text) < limit or at_most(text, limit):
         return None
     deepest = expression_depth(text)
     if deepest.depth <= limit:

@@ -83,4 +83,23 @@ def expression_depth(text: str) -> Depth:
     return Depth(deepest, where)
 
 
-__all__ = ["DEFAULT_FILE_TIMEOUT", "DEFAULT_MAX_EXPRESSION_DEPTH", "Depth", "expression_depth"]
+_COUNTED = str.maketrans("", "", "([{+-*/%@&|^~<>")
+"""The brackets that open and the characters of every operator but ``==`` and ``!=``: all taken out, to count them."""
+_COUNTED_TEXTS = ("==", "!=", "and", "or", "not", "if", "else", "lambda", "is", "in")
+
+
+def at_most(text: str, limit: int) -> bool:
+    """True when :func:`expression_depth` of ``text`` is surely at most ``limit``, known from counts alone (no scan).
+
+    The depth is the brackets open plus operators counted: at most every opening bracket and operator of the text.
+    Each holds a character of its own taken out by :data:`_COUNTED` or is an occurrence of one of
+    :data:`_COUNTED_TEXTS` (strings and comments included: a count over, never under)."""
+    found = len(text) - len(text.translate(_COUNTED))
+    for counted in _COUNTED_TEXTS:
+        if found > limit:
+            return False
+        found += text.count(counted)
+    return found <= limit
+
+
+__all__ = ["DEFAULT_FILE_TIMEOUT", "DEFAULT_MAX_EXPRESSION_DEPTH", "Depth", "at_most", "expression_depth"]

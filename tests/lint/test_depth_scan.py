@@ -51,3 +51,18 @@ def test_the_same_tokens_as_the_first_pattern_on_random_pieces(seed: int) -> Non
     for _ in range(300):
         text = "".join(chance.choice(_PIECES) for _ in range(chance.randint(1, 40)))
         assert _tokens(limits._TOKEN, text) == _tokens(_REFERENCE, text), repr(text)
+
+
+def test_the_counts_never_say_at_most_below_the_depth() -> None:
+    """``at_most`` spares the scan of a text whose counts keep it under the limit: never one the scan finds deeper."""
+    texts = [path.read_text(encoding="utf-8") for path in sorted((Path(__file__).resolve().parents[2] / "jitcheck").rglob("*.py"))]
+    chance = random.Random(0)
+    texts += ["".join(chance.choice(_PIECES) for _ in range(chance.randint(1, 60))) for _ in range(6000)]
+    deep = spared = 0
+    for text in texts:
+        depth = limits.expression_depth(text).depth
+        if depth > 0:
+            assert not limits.at_most(text, depth - 1), repr(text)
+            deep += depth > 3
+        spared += limits.at_most(text, 1000)
+    assert deep > 100 and spared > 1000
