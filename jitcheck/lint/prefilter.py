@@ -467,6 +467,15 @@ _DECORATOR_LINE = re.compile(r"^[ \t\f\v]*@(?:\\\r?\n|[^\r\n])*", re.MULTILINE)
 """A line that starts with ``@``, with the lines a backslash joins to it: where every decorator stands."""
 
 
+def _aliases(source: str, named: frozenset[str]) -> frozenset[str]:
+    """The names ``source`` binds to one of ``named`` with ``as`` (``from jax import jit as fast``), as
+    :data:`~jitcheck.lint.collect._ALIAS` reads them: its scan of every word is made only where one of ``named``
+    stands before an ``as`` (most texts: nowhere)."""
+    if not re.search(r"(?:%s)\s+as\s" % "|".join(map(re.escape, sorted(named))), source):
+        return frozenset()
+    return frozenset(m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in named)
+
+
 def _as_word(names: Iterable[str], after: str, text: str) -> bool:
     """Whether one of ``names`` stands in ``text`` as a whole word followed by the pattern ``after``. The names come
     first in the pattern, so that the regex engine skips to where one may start (a leading ``\\b`` would make it try
@@ -494,9 +503,7 @@ def may_have_sites(source: str, graph_constructors: Iterable[str] = (), jit_wrap
     if not source.isascii() or source.count("\r") != source.count("\r\n"):
         return True
     named = found[0] | found[1]
-    starts = set(named | (hints.static_jitted if hints is not None else frozenset()))
-    if re.search(r"(?:%s)\s+as\s" % "|".join(map(re.escape, sorted(named))), source):
-        starts |= {m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in named}  # as _judge's aliases
+    starts = named | _aliases(source, named) | (hints.static_jitted if hints is not None else frozenset())
     if _as_word(starts, r"(?=" + _TRIVIA + r"[(),])", source):
         return True
     return any(_as_word(starts, "", line) for line in _DECORATOR_LINE.findall(source))
@@ -509,7 +516,7 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
     if found is None:
         return None
     jit_names, graph_names = found
-    aliases = {m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in jit_names | graph_names}
+    aliases = _aliases(source, jit_names | graph_names)
     if tree is None:
         tree = python_tree(source)
         if tree is None:

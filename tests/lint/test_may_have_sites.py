@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from jitcheck.lint.collect import _ALIAS
 from jitcheck.lint.index import Hints
-from jitcheck.lint.prefilter import may_have_sites, positive_sites
+from jitcheck.lint.prefilter import _aliases, may_have_sites, positive_sites
 
 ROOT = Path(__file__).resolve().parents[2]
 HINTS = Hints(static_jitted=frozenset({"step", "update", "apply", "solve"}))
@@ -82,3 +83,18 @@ def test_on_real_code_a_site_is_never_missed_and_some_texts_are_spared() -> None
 ])
 def test_a_start_no_site_can_use_is_spared(text: str) -> None:
     assert _both(text, HINTS) == (False, False)
+
+
+def test_the_aliases_are_those_of_a_scan_of_every_word() -> None:
+    """The aliases of a start (``jit as fast``) are read only where a start stands before an ``as``: the same names as
+    :data:`~jitcheck.lint.collect._ALIAS`'s scan of every word, on this project's code and on made-up imports."""
+    named = frozenset({"jit", "pmap", "Sequential"})
+    texts = [p.read_text(encoding="utf-8") for folder in ("jitcheck", "tests") for p in sorted((ROOT / folder).rglob("*.py"))]
+    texts += ["from jax import jit as fast\n", "from jax import (jit\n    as  j, pmap as p)\n", "import jax.jit\tas x\n",
+              "jit as\n", "xjit as y\n", "with jit as j, pmap as q: pass\n", "pjit as a as b\n", "Sequential as S"]
+    with_aliases = 0
+    for text in texts:
+        scanned = frozenset(m.group(2) for m in _ALIAS.finditer(text) if m.group(1) in named)
+        assert _aliases(text, named) == scanned, text
+        with_aliases += bool(scanned)
+    assert with_aliases >= 5
