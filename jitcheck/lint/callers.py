@@ -22,7 +22,7 @@ import ast
 import dataclasses
 import hashlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from jitcheck.lint.astwalk import children, walk
@@ -83,6 +83,33 @@ _DATA_CALLS = frozenset({"range", "arange", "linspace", "logspace", "geomspace"}
 _PAIRING_CALLS = frozenset({"enumerate", "zip", "reversed", "sorted"})
 _MAX_RECORDS = 2048
 _ARM_SEPARATOR = ":"
+
+
+class _Later:
+    """A set of names worked out the first time a recorded call reads it: the names a function derives from its
+    parameters, those a loop changes. Most functions and loops make no call of the run's, and never need them."""
+
+    __slots__ = ("_make", "_made")
+
+    def __init__(self, make: Callable[[], frozenset[str]]) -> None:
+        self._make: Callable[[], frozenset[str]] | None = make
+        self._made: frozenset[str] | None = None
+
+    def get(self) -> frozenset[str]:
+        if self._made is None:
+            assert self._make is not None
+            self._made, self._make = self._make(), None
+        return self._made
+
+
+_Loop = tuple[str, int, _Later]
+"""The loop around a call: its items' kind, its line, and the names that change from one pass to the next."""
+_NO_NAMES = _Later(frozenset)
+
+
+def _stored_later(nodes: Sequence[ast.AST], outer: _Later | None = None, known: frozenset[str] = frozenset()) -> _Later:
+    """The names bound under ``nodes`` (:func:`_names_stored`) with ``known`` and ``outer``'s, when first read."""
+    return _Later(lambda: frozenset(_names_stored(nodes)) | known | (outer.get() if outer is not None else frozenset()))
 
 
 def _names_read(node: ast.AST | None) -> set[str]:
@@ -237,7 +264,7 @@ class _Recorder:
         self._texts: dict[int, str] = {}
         self.nested: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         """The functions the function walked defines directly (not traced ones), by name."""
-        self.nested_loops: dict[str, tuple[tuple[str, int, frozenset[str]], tuple[str, ...]]] = {}
+        self.nested_loops: dict[str, tuple[_Loop, tuple[str, ...]]] = {}
         """For each of those its function calls in a loop: the first such loop, and the branches around the call."""
         self.aliases: dict[str, str] = {}
         """Local names bound to a function of the run in the function walked (``f = helper``), as it is spelled."""
@@ -269,7 +296,7 @@ class _Recorder:
         return None
 
     def module(self, tree: ast.Module) -> list[list[Any]]:
-        self.body(tree.body, "", set(), {}, None, None, None, ())
+        self.body(tree.body, "", _NO_NAMES, {}, None, None, None, ())
         named: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, str | None]] = []
         for statement in tree.body:
             if isinstance(statement, ast.ClassDef):
@@ -310,7 +337,8 @@ class _Recorder:
         self.nested = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
                        and not any(_traces(d) for d in s.decorator_list)}
         self.nested_loops = {}
-        derived = _derived(node, names, self.walks.get(id(node)))
+        walked = self.walks.get(id(node))
+        derived = _Later(lambda: frozenset(_derived(node, names, walked)))
         self.body(node.body, caller, derived, types, self_name, cls, None, ())
         self.history = None
         # A helper the function defines and calls in a loop (`def go(x): return lib.f(x)`, then `for x in xs: go(x)`)
@@ -318,8 +346,8 @@ class _Recorder:
         for name, (loop, arms) in list(self.nested_loops.items()):
             inner = self.nested.pop(name)
             own = {a.arg for a in (*inner.args.posonlyargs, *inner.args.args, *inner.args.kwonlyargs)}
-            self.body(inner.body, caller, derived | own, dict(types), self_name, cls, (loop[0], loop[1], loop[2] | own),
-                      arms)
+            self.body(inner.body, caller, _stored_later((), derived, frozenset(own)), dict(types), self_name, cls,
+                      (loop[0], loop[1], _stored_later((), loop[2], frozenset(own))), arms)
 
     def local_class(self, node: ast.ClassDef, types: Mapping[str, str], self_name: str | None, cls: str | None) -> None:
         """Note a class defined in a function when one of its bases is the run's (the first such base is kept:
@@ -332,14 +360,14 @@ class _Recorder:
                 self.local_classes[node.name] = (spelled, own)
                 return
 
-    def body(self, statements: Sequence[ast.stmt], caller: str, params: set[str], types: dict[str, str],
-             self_name: str | None, cls: str | None, loop: tuple[str, int, frozenset[str]] | None,
+    def body(self, statements: Sequence[ast.stmt], caller: str, params: _Later, types: dict[str, str],
+             self_name: str | None, cls: str | None, loop: _Loop | None,
              arms: tuple[str, ...]) -> None:
         for statement in statements:
             self.statement(statement, caller, params, types, self_name, cls, loop, arms)
 
-    def statement(self, node: ast.stmt, caller: str, params: set[str], types: dict[str, str], self_name: str | None,
-                  cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
+    def statement(self, node: ast.stmt, caller: str, params: _Later, types: dict[str, str], self_name: str | None,
+                  cls: str | None, loop: _Loop | None, arms: tuple[str, ...]) -> None:
         if self.history is not None and isinstance(node, _COMPOUND):
             header = [h for field in ("target", "iter", "test", "items", "subject")
                       for h in _as_list(getattr(node, field, None)) if isinstance(h, ast.AST)]
@@ -377,27 +405,25 @@ class _Recorder:
             text = self._texts[id(node)] = ast.unparse(node)
         return text
 
-    def walked(self, node: ast.stmt, caller: str, params: set[str], types: dict[str, str], self_name: str | None,
-               cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
+    def walked(self, node: ast.stmt, caller: str, params: _Later, types: dict[str, str], self_name: str | None,
+               cls: str | None, loop: _Loop | None, arms: tuple[str, ...]) -> None:
         if isinstance(node, ast.ClassDef) and caller:
             self.local_class(node, types, self_name, cls)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return  # their own bodies run when they are called (top-level ones are walked apart)
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            changing = _names_stored([node.target] if isinstance(node, (ast.For, ast.AsyncFor)) else []) | \
-                _names_stored(node.body)
-            if loop is not None:
-                changing |= loop[2]
+            changing = _stored_later([*([node.target] if isinstance(node, (ast.For, ast.AsyncFor)) else []), *node.body],
+                                     loop[2] if loop is not None else None)
             kind = items_kind(node.iter) if isinstance(node, (ast.For, ast.AsyncFor)) else "unknown"
             if loop is None:
                 self.stepped[node.lineno] = _stepped(node.body, self.randoms)
             if isinstance(node, (ast.For, ast.AsyncFor)):
                 self.expressions(node.iter, caller, params, types, self_name, cls, loop, arms)
             else:
-                self.expressions(node.test, caller, params, types, self_name, cls, (kind, node.lineno, frozenset(changing)),
+                self.expressions(node.test, caller, params, types, self_name, cls, (kind, node.lineno, changing),
                                  arms)
-            inner = (kind, node.lineno, frozenset(changing)) if loop is None else (
-                loop[0] if loop[0] != "numbers" else kind, loop[1], frozenset(changing))
+            inner = (kind, node.lineno, changing) if loop is None else (
+                loop[0] if loop[0] != "numbers" else kind, loop[1], changing)
             self.body(node.body, caller, params, types, self_name, cls, inner, arms)
             self.body(node.orelse, caller, params, types, self_name, cls, loop, arms)
             return
@@ -457,9 +483,9 @@ class _Recorder:
             return
         self.expressions(node, caller, params, types, self_name, cls, loop, arms)
 
-    def expressions(self, node: ast.AST, caller: str, params: set[str], types: Mapping[str, str], self_name: str | None,
-                    cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
-        stack: list[tuple[ast.AST, tuple[str, int, frozenset[str]] | None]] = [(node, loop)]
+    def expressions(self, node: ast.AST, caller: str, params: _Later, types: Mapping[str, str], self_name: str | None,
+                    cls: str | None, loop: _Loop | None, arms: tuple[str, ...]) -> None:
+        stack: list[tuple[ast.AST, _Loop | None]] = [(node, loop)]
         push = stack.append
         while stack and len(self.records) < _MAX_RECORDS:
             current, around = stack.pop()
@@ -473,9 +499,8 @@ class _Recorder:
             if isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
                 first = current.generators[0]
                 stack.append((first.iter, around))
-                changing = _names_stored([g.target for g in current.generators])
                 inner = (items_kind(first.iter) if around is None else around[0], getattr(current, "lineno", 0),
-                         frozenset(changing | (around[2] if around is not None else frozenset())))
+                         _stored_later([g.target for g in current.generators], around[2] if around is not None else None))
                 if isinstance(current, ast.DictComp):
                     stack += [(current.key, inner), (current.value, inner)]
                 else:
@@ -492,8 +517,8 @@ class _Recorder:
                     self.record(mapped[0], caller, params, types, self_name, cls, mapped[1], arms)
             stack.extend((child, around) for child in children(current))
 
-    def mapped(self, call: ast.Call, around: tuple[str, int, frozenset[str]] | None
-               ) -> tuple[ast.Call, tuple[str, int, frozenset[str]]] | None:
+    def mapped(self, call: ast.Call, around: _Loop | None
+               ) -> tuple[ast.Call, _Loop] | None:
         """``map(f, xs)`` (the builtin, not shadowed here) calls ``f`` once per item, as ``[f(x) for x in xs]`` does:
         that call, made up (``f(<item>)``, the item changing), and the loop it is made in."""
         if not (isinstance(call.func, ast.Name) and call.func.id == "map" and "map" not in self.heads | self.defined
@@ -501,17 +526,17 @@ class _Recorder:
             return None
         item = ast.Name(id="<item>", ctx=ast.Load())
         made = ast.Call(func=call.args[0], args=[item], keywords=[], lineno=call.lineno, col_offset=call.col_offset)
-        changing = frozenset({"<item>"} | (around[2] if around is not None else frozenset()))
+        changing = _stored_later((), around[2] if around is not None else None, frozenset({"<item>"}))
         return made, (items_kind(call.args[1]) if around is None else around[0], call.lineno, changing)
 
-    def record(self, call: ast.Call, caller: str, params: set[str], types: Mapping[str, str], self_name: str | None,
-               cls: str | None, loop: tuple[str, int, frozenset[str]] | None, arms: tuple[str, ...]) -> None:
+    def record(self, call: ast.Call, caller: str, params: _Later, types: Mapping[str, str], self_name: str | None,
+               cls: str | None, loop: _Loop | None, arms: tuple[str, ...]) -> None:
         if loop is not None and isinstance(call.func, ast.Name) and call.func.id in self.nested:
             self.nested_loops.setdefault(call.func.id, (loop, arms))
         spelled = self.callee(call.func, types, self_name, cls)
         if spelled is None:
             return
-        changing = loop[2] if loop is not None else frozenset()
+        changing = (loop[2] if loop is not None else _NO_NAMES).get()
         varying: list[str] = []
         reading: list[str] = []
         texts: list[str] = []
@@ -531,7 +556,7 @@ class _Recorder:
                 stepped = self.stepped.get(loop[1], frozenset()) if loop is not None else frozenset()
                 if read & changing <= self.carried | stepped:
                     texts.append(f"~carried={key}")
-            if read & params:
+            if read & params.get():
                 reading.append(key)
             versions = ",".join(f"{n}#{self.versions[n]}" for n in sorted(read) if self.versions.get(n, 0) > 1)
             texts.append(f"{key}={ast.unparse(value)}"[:200] + (f"@{versions}" if versions else ""))

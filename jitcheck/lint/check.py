@@ -21,9 +21,9 @@ from jitcheck.lint.findings import Edit, Finding, unreadable
 from jitcheck.lint import formfeed
 from jitcheck.lint.fixes import apply_fixes, compiles, parse_module, transform
 from jitcheck.lint.index import UNNAMED_MODULE, ProjectIndex, python_tree, with_module
-from jitcheck.lint.limits import expression_depth
+from jitcheck.lint.limits import at_most, expression_depth
 from jitcheck.lint.notebook import Notebook, NotebookError
-from jitcheck.lint.prefilter import positive_sites, spelled
+from jitcheck.lint.prefilter import may_have_sites, positive_sites
 from jitcheck.lint.regions import pruned
 from jitcheck.lint.settings import FixMode, Settings
 
@@ -123,7 +123,7 @@ def python_error(text: str, path: str) -> Finding | None:
 def _too_deep(text: str, path: str, settings: Settings) -> Finding | None:
     """JC000 when an expression is deeper than ``max-expression-depth`` (Python's own error first, if it has one)."""
     limit = settings.max_expression_depth
-    if limit <= 0 or len(text) < limit:
+    if limit <= 0 or len(text) < limit or at_most(text, limit):
         return None
     deepest = expression_depth(text)
     if deepest.depth <= limit:
@@ -180,12 +180,13 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
     (:mod:`.formfeed`). A check (not a fix) parses only the regions a finding can depend
     on (:mod:`.regions`); ``prune=False`` parses the whole module (the tests compare both).
     ``python_parses``: Python is known to parse ``text`` (the run's index read it), so a text that
-    spells no name a rule starts from has no finding, and is not parsed again to learn it.
+    spells no name a rule starts from where a site can use it (:func:`~jitcheck.lint.prefilter.may_have_sites`)
+    has no finding, and is not parsed again to learn it.
     """
     too_deep = _too_deep(text, path, settings)
     if too_deep is not None:
         return Checked((too_deep,))
-    if python_parses and index is not None and (module_name or UNNAMED_MODULE) in index.modules and not spelled(
+    if python_parses and index is not None and (module_name or UNNAMED_MODULE) in index.modules and not may_have_sites(
             text, settings.graph_constructors, settings.jit_wrappers, hints=index.hints()):
         return Checked(())
     tree = python_tree(text)  # None: Python refuses it, and libcst decides and reports

@@ -12,6 +12,7 @@ the full libcst analysis, which alone decides what is reported.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator
 from typing import Union
 
@@ -468,10 +469,52 @@ def _spellings(source: str, graph_constructors: Iterable[str], jit_wrappers: Ite
     return jit_names, graph_names
 
 
-def spelled(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = (),
-            hints: Hints | None = None) -> bool:
-    """False when ``source`` spells no name a rule starts from: no rule can fire there, and no parse is needed to know it."""
-    return _spellings(source, graph_constructors, jit_wrappers, hints) is not None
+_TRIVIA = r"(?:[ \t\f\v\r\n]|\\\r?\n|\#[^\r\n]*)*"
+"""What may stand between two tokens of one expression: blanks, line breaks, continuations, comments."""
+_DECORATOR_LINE = re.compile(r"^[ \t\f\v]*@(?:\\\r?\n|[^\r\n])*", re.MULTILINE)
+"""A line that starts with ``@``, with the lines a backslash joins to it: where every decorator stands."""
+
+
+def _aliases(source: str, named: frozenset[str]) -> frozenset[str]:
+    """The names ``source`` binds to one of ``named`` with ``as`` (``from jax import jit as fast``), as
+    :data:`~jitcheck.lint.collect._ALIAS` reads them: its scan of every word is made only where one of ``named``
+    stands before an ``as`` (most texts: nowhere)."""
+    if not re.search(r"(?:%s)\s+as\s" % "|".join(map(re.escape, sorted(named))), source):
+        return frozenset()
+    return frozenset(m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in named)
+
+
+def _as_word(names: Iterable[str], after: str, text: str) -> bool:
+    """Whether one of ``names`` stands in ``text`` as a whole word followed by the pattern ``after``. The names come
+    first in the pattern, so that the regex engine skips to where one may start (a leading ``\\b`` would make it try
+    every position), and the word's start is judged here."""
+    for match in re.finditer(r"(?:%s)\b%s" % ("|".join(map(re.escape, sorted(names))), after), text):
+        start = match.start()
+        if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
+            return True
+    return False
+
+
+def may_have_sites(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = (),
+                   hints: Hints | None = None) -> bool:
+    """False when :func:`positive_sites` of ``source`` (a text Python parses) is surely empty, known from the text.
+
+    Every site :meth:`_Judge.positives` reports starts from a name (:func:`_spellings`, the module's aliases of
+    one, a jitted function of the run with static arguments) as a call's function, a call's first argument or
+    a def's decorator, each a name or an attribute, maybe in brackets. Spelled so, the name is a whole word
+    followed (past blanks and comments) by ``(``, ``)`` or ``,``, or it stands in a decorator's line: a text
+    where no start does is not parsed again to learn that it has no site. In a text with other than ASCII
+    (Python reads an identifier's NFKC form) or with lone carriage returns, the tree decides."""
+    found = _spellings(source, graph_constructors, jit_wrappers, hints)
+    if found is None:
+        return False
+    if not source.isascii() or source.count("\r") != source.count("\r\n"):
+        return True
+    named = found[0] | found[1]
+    starts = named | _aliases(source, named) | (hints.static_jitted if hints is not None else frozenset())
+    if _as_word(starts, r"(?=" + _TRIVIA + r"[(),])", source):
+        return True
+    return any(_as_word(starts, "", line) for line in _DECORATOR_LINE.findall(source))
 
 
 def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterable[str], hints: Hints | None,
@@ -481,7 +524,7 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
     if found is None:
         return None
     jit_names, graph_names = found
-    aliases = {m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in jit_names | graph_names}
+    aliases = _aliases(source, jit_names | graph_names)
     if tree is None:
         tree = python_tree(source)
         if tree is None:
@@ -489,4 +532,4 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
     return _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints)
 
 
-__all__ = ["positive_sites", "possible", "spelled"]
+__all__ = ["may_have_sites", "positive_sites", "possible"]

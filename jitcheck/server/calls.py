@@ -23,7 +23,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jitcheck.lint.callers import _MAX_RECORDS, _UNKNOWN_CALLER, _Recorder
+from jitcheck.lint.callers import _MAX_RECORDS, _NO_NAMES, _UNKNOWN_CALLER, _Recorder
 from jitcheck.server.statements import Statement
 
 Record = list[Any]
@@ -176,7 +176,7 @@ class CallRecords:
             for statement in level:  # one walk, as call_records makes it: a name's type and rebinding carry over
                 assert statement.node is not None
                 recorder.records = []
-                recorder.statement(statement.node, "", set(), types, None, None, None, ())
+                recorder.statement(statement.node, "", _NO_NAMES, types, None, None, None, ())
                 by = statement.start - _first_line(statement.node)
                 records.extend(shifted(record, by) for record in recorder.records)
                 if len(records) >= _MAX_RECORDS:

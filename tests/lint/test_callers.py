@@ -13,10 +13,12 @@ import ast
 import dataclasses
 import importlib
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from jitcheck.lint import callers as callers_module
 from jitcheck.lint import config as config_module
 from jitcheck.lint import index as index_module
 from jitcheck.lint.callers import call_records
@@ -561,3 +563,25 @@ def test_two_tests_calling_a_method_on_objects_of_their_own_are_not_evidence(imp
             getattr(shared, method)(3, module.KEY)
         counts.append(compiles.count)
     assert counts == [2, 1]
+
+
+def test_the_names_worked_out_when_first_read_are_those_worked_out_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A function's derived names and a loop's changing ones are worked out when a recorded call first reads them
+    (most functions and loops record none): on real code (this project's own modules, tests and fixtures), the
+    records are the ones made when every such set is worked out where it is made, and some read them."""
+    root = Path(__file__).resolve().parents[2]
+    trees = [ast.parse(path.read_bytes()) for folder in ("jitcheck", "tests", "fixtures", "benchmarks")
+             for path in sorted((root / folder).rglob("*.py"))]
+    imports = [summarize_tree(tree)["imports"] for tree in trees]
+    later = [call_records(tree, imported) for tree, imported in zip(trees, imports)]
+
+    class AtOnce(callers_module._Later):
+        def __init__(self, make: Callable[[], frozenset[str]]) -> None:
+            super().__init__(make)
+            self.get()
+
+    monkeypatch.setattr(callers_module, "_Later", AtOnce)
+    at_once = [call_records(tree, imported) for tree, imported in zip(trees, imports)]
+    assert later == at_once
+    rows = [row for records in later for row in records]
+    assert sum(bool(row[4]) for row in rows) > 20 and sum(bool(row[5]) for row in rows) > 20  # changing, reading

@@ -1,0 +1,100 @@
+"""The text's test of a site (:func:`jitcheck.lint.prefilter.may_have_sites`): wherever the prefilter's walk of
+Python's tree finds a site (:func:`~jitcheck.lint.prefilter.positive_sites`), the text's test says there may be
+one, however the site's name is spelled around (comments, continuations, brackets, decorators, aliases); and it
+spares texts that spell a start only where no site can use it."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from pathlib import Path
+
+import pytest
+
+from jitcheck.lint.collect import _ALIAS
+from jitcheck.lint.index import Hints
+from jitcheck.lint.prefilter import _aliases, may_have_sites, positive_sites
+
+ROOT = Path(__file__).resolve().parents[2]
+HINTS = Hints(static_jitted=frozenset({"step", "update", "apply", "solve"}))
+
+_MADE = """\
+import jax
+import functools
+from functools import partial
+from jax import jit as fast
+
+def make(x, n):
+    g = {call}(lambda y: y * n)
+    return g([x])
+"""
+_CALLS = ["jax.jit", "jax.jit ", "jax .jit", "(jax.jit)", "((jax. jit) )", "(jax.jit  # why\n        )",
+          "jax.\\\n    jit", "jax.jit\\\n    ", "fast", "(fast)", "jax.pmap", "functools.partial(jax.jit, static_argnums=0)",
+          "partial(\n        jax.jit,  # first\n        static_argnums=(0,),\n    )"]
+_DECORATED = """\
+import jax
+from functools import partial
+
+def outer(xs):
+    {decorator}
+    def inner(x):
+        return x
+    return inner(xs)
+"""
+_DECORATORS = ["@jax.jit", "@jax.jit  # a comment", "@ jax.jit", "@(jax.jit)", "@jax.\\\n    jit", "@jax.jit \\\n",
+               "@partial(jax.jit, static_argnums=0)", "@partial(\n        jax.jit\n    )", "@jax.jit()"]
+_STATIC = """\
+from pkg.model import step
+
+def run(xs):
+    for x in xs:
+        {call}(x, [x])
+"""
+
+
+def _both(text: str, hints: Hints | None) -> tuple[bool, bool]:
+    return bool(positive_sites(text, ast.parse(text), hints=hints)), may_have_sites(text, hints=hints)
+
+
+@pytest.mark.parametrize("text", [*(_MADE.format(call=c) for c in _CALLS), *(_DECORATED.format(decorator=d) for d in _DECORATORS),
+                                  *(_STATIC.format(call=c) for c in ("step", "m.step", "(step)", "(step  # c\n        )", "m.\\\nstep"))])
+def test_every_spelling_of_a_site_may_have_one(text: str) -> None:
+    assert _both(text, HINTS) == (True, True)
+
+
+def test_on_real_code_a_site_is_never_missed_and_some_texts_are_spared() -> None:
+    spared = 0
+    for path, hints in itertools.product(sorted(p for folder in ("jitcheck", "tests", "fixtures", "benchmarks")
+                                                for p in (ROOT / folder).rglob("*.py")), (None, HINTS)):
+        text = path.read_text(encoding="utf-8")
+        try:
+            found, may = _both(text, hints)
+        except SyntaxError:
+            continue
+        assert may or not found, path
+        spared += not may and "jit" in text
+    assert spared > 20
+
+
+@pytest.mark.parametrize("text", [
+    "import jax\nfrom jax import jit\nx = jit\n",
+    "import jax\n# jitted once with jax.jit\nf = lambda: 'jit'\n",
+    "import jax\njitted = jax.vmap(f)\ns = 'jit' + f\n",
+])
+def test_a_start_no_site_can_use_is_spared(text: str) -> None:
+    assert _both(text, HINTS) == (False, False)
+
+
+def test_the_aliases_are_those_of_a_scan_of_every_word() -> None:
+    """The aliases of a start (``jit as fast``) are read only where a start stands before an ``as``: the same names as
+    :data:`~jitcheck.lint.collect._ALIAS`'s scan of every word, on this project's code and on made-up imports."""
+    named = frozenset({"jit", "pmap", "Sequential"})
+    texts = [p.read_text(encoding="utf-8") for folder in ("jitcheck", "tests") for p in sorted((ROOT / folder).rglob("*.py"))]
+    texts += ["from jax import jit as fast\n", "from jax import (jit\n    as  j, pmap as p)\n", "import jax.jit\tas x\n",
+              "jit as\n", "xjit as y\n", "with jit as j, pmap as q: pass\n", "pjit as a as b\n", "Sequential as S"]
+    with_aliases = 0
+    for text in texts:
+        scanned = frozenset(m.group(2) for m in _ALIAS.finditer(text) if m.group(1) in named)
+        assert _aliases(text, named) == scanned, text
+        with_aliases += bool(scanned)
+    assert with_aliases >= 5
