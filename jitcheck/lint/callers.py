@@ -239,9 +239,9 @@ class _Recorder:
         """The ``walk`` of defs already walked for the module's summary, by ``id``."""
         self.randoms = frozenset({"jax.random"} | {local for local, target in imports.items() if target == "jax.random"})
         """How the module spells ``jax.random`` (``jr``, ``random``)."""
-        self.stepped: dict[int, frozenset[str]] = {}
+        self.stepped: dict[int, _Later] = {}
         """For each outermost loop walked (by line): the names its body binds only as a counter or as PRNG keys
-        (:func:`_stepped`)."""
+        (:func:`_stepped`), worked out when a recorded call first needs them."""
         self.heads = {local for local, target in imports.items() if target.lstrip(".").split(".", 1)[0] not in _EXTERNAL}
         self.defined = defined
         self.classes = classes
@@ -416,7 +416,8 @@ class _Recorder:
                                      loop[2] if loop is not None else None)
             kind = items_kind(node.iter) if isinstance(node, (ast.For, ast.AsyncFor)) else "unknown"
             if loop is None:
-                self.stepped[node.lineno] = _stepped(node.body, self.randoms)
+                body, randoms = node.body, self.randoms
+                self.stepped[node.lineno] = _Later(lambda: _stepped(body, randoms))
             if isinstance(node, (ast.For, ast.AsyncFor)):
                 self.expressions(node.iter, caller, params, types, self_name, cls, loop, arms)
             else:
@@ -553,8 +554,8 @@ class _Recorder:
             read_by_all |= read
             if read & changing:
                 varying.append(key)
-                stepped = self.stepped.get(loop[1], frozenset()) if loop is not None else frozenset()
-                if read & changing <= self.carried | stepped:
+                later = self.stepped.get(loop[1]) if loop is not None else None
+                if read & changing <= self.carried or (later is not None and read & changing <= self.carried | later.get()):
                     texts.append(f"~carried={key}")
             if read & params.get():
                 reading.append(key)
