@@ -238,19 +238,10 @@ class Callables(Fixability):
         return None
 
     def encloses(self, outer: cst.CSTNode | None, inner: cst.CSTNode | None) -> bool:
-        """True when the function ``inner`` is defined, at any depth, inside the function ``outer``."""
-        if not isinstance(outer, cst.FunctionDef):
-            return False
-        for _ in range(12):
-            if not isinstance(inner, cst.FunctionDef):
-                return False
-            where = self.c.defs.get(inner)
-            if where is None:
-                return False
-            if where.function is outer:
-                return True
-            inner = where.function
-        return False
+        """True when the ``def`` ``inner`` is defined, at any depth, inside the ``def`` ``outer`` (not the same one):
+        :meth:`~jitcheck.lint.frequency.Frequency.within`, for two functions defined with ``def``."""
+        return isinstance(outer, cst.FunctionDef) and isinstance(inner, cst.FunctionDef) and inner is not outer \
+            and self.within(inner, outer)
 
     def built_before_loop(self, found: Problem, context: Context, built: Context, node: cst.CSTNode) -> Problem | None:
         """A callable built once before the loop that jits it (at ``node``): the same object on every iteration,
