@@ -156,11 +156,12 @@ class Sameness(Repetition):
             if id(expr) in seen:
                 continue
             seen.add(id(expr))
-            for call in _calls_in(expr):
+            parts = _parts(expr)
+            for call in parts.calls:
                 for qualified in self.qnames(call.func) & SIZED_CONSTRUCTORS:
                     if any(self.names_read(size) & changing for size in size_arguments(call, qualified)):
                         return True
-            for name in _names_in(expr):
+            for name in parts.names:
                 if name.value not in changing:
                     continue
                 definitions = [getattr(r, "node", None) for r in self.referents(name)]
@@ -168,7 +169,7 @@ class Sameness(Repetition):
                     # bound again elsewhere (a second loop over the sizes): the bindings in this loop are the ones read
                     if bound_here is None:
                         body = getattr(loop, "body", None)
-                        bound_here = {id(n) for n in _names_in(body)} if isinstance(body, cst.CSTNode) else set()
+                        bound_here = {id(n) for n in _parts(body).names} if isinstance(body, cst.CSTNode) else set()
                     definitions = [d for d in definitions if id(d) in bound_here]
                 for definition in definitions:
                     bound = self.c.assigned.get(definition) if definition is not None else None
@@ -534,27 +535,18 @@ def _sources(names: set[str], params: set[str], derived: dict[str, set[str]]) ->
     return sorted({p for name in names for p in ({name} if name in params else derived.get(name, set()))})
 
 
-class _Calls(cst.CSTVisitor):
-    """The calls in an expression (not inside a lambda), in order."""
+class _Parts(cst.CSTVisitor):
+    """The calls and the names under a node (not an attribute's name, nor inside a lambda), in order, in one walk."""
 
     def __init__(self) -> None:
-        self.found: list[cst.Call] = []
+        self.calls: list[cst.Call] = []
+        self.names: list[cst.Name] = []
 
     def visit_Call(self, call: cst.Call) -> None:
-        self.found.append(call)
-
-    def visit_Lambda(self, lam: cst.Lambda) -> bool:
-        return False
-
-
-class _Names(cst.CSTVisitor):
-    """The names an expression reads or binds (not an attribute's name, nor inside a lambda), in order."""
-
-    def __init__(self) -> None:
-        self.found: list[cst.Name] = []
+        self.calls.append(call)
 
     def visit_Name(self, name: cst.Name) -> None:
-        self.found.append(name)
+        self.names.append(name)
 
     def visit_Attribute(self, attribute: cst.Attribute) -> bool:
         attribute.value.visit(self)
@@ -564,16 +556,10 @@ class _Names(cst.CSTVisitor):
         return False
 
 
-def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    visitor = _Calls()
+def _parts(node: cst.CSTNode) -> _Parts:
+    visitor = _Parts()
     node.visit(visitor)
-    return visitor.found
-
-
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    visitor = _Names()
-    node.visit(visitor)
-    return visitor.found
+    return visitor
 
 
 def _float(node: cst.BaseExpression) -> bool:
