@@ -210,6 +210,10 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("jaxlob", "0.19"),
     ("jaxsnn", "0.3.0"),
     ("kernex", "0.2.1"),
+    # round 11 (5 December 2026; scored once as they stood at main 7a05976; distreqx 0.0.3 and jax-metrics 0.2.5
+    # hold no jit site; pgmax 0.6.1, labelled, is left out: pip cannot fetch its sdist without building it):
+    ("orthax", "0.2.11"),
+    ("coix", "0.1.0"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
@@ -299,6 +303,8 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("jaxkuramoto", "0.0.8"),
     ("mpi4jax", "0.9.1.post2"),
     ("jaxtorch", "0.6.0"),
+    # round 11's (bayesnewton 1.3.4, jaxtyping 0.3.11, jmp 0.0.4 and sympy2jax 0.0.8, also sealed, hold no jax jit site):
+    ("nifty8", "8.5.7"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
