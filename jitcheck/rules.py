@@ -500,6 +500,36 @@ class Options:
 """,
     layers=(STATIC, RUNTIME),
 )
+CHANGING_STATIC = _rule(
+    "JC207",
+    "changing-static-value",
+    "A static argument that takes a new value on every call",
+    message="{position} is given `{subject}` at line {line}: it reads {source}, which {changes}; each new value is a new "
+            "jit cache key, and `{callee}` uses `{param}` only as a number, so each is the same computation compiled again",
+    help="make `{param}` a traced argument of `{callee}` (leave it out of `static_argnums`/`static_argnames`): "
+         "it is used only in arithmetic, which works on a traced value",
+    why="""
+A static argument is part of the cache key: every value it takes compiles the
+function again. A step counter, a loop index or an offset computed from one takes
+a new value on (almost) every call, so the same program is compiled again and
+again. When the function only does arithmetic with it, a traced argument gives the
+same result with one compile.
+""",
+    example="""
+@functools.partial(jax.jit, static_argnames="step")
+def update(params, step):
+    return params * 0.99 ** step
+
+for step in range(1000):
+    params = update(params, step)      # 1000 compiles
+""",
+    fixed="""
+@jax.jit
+def update(params, step):
+    return params * 0.99 ** step       # one compile: step is traced
+""",
+    layers=(STATIC,),
+)
 
 LABEL_BOUND = _rule(
     "JC301",

@@ -49,7 +49,7 @@ def _spelled(node: ast.expr) -> str | None:
 
 _RECORDED = frozenset({
     ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.NamedExpr,
-    *_COMPREHENSIONS, ast.Call, ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom})
+    *_COMPREHENSIONS, ast.Call, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom})
 """The node types :meth:`_Index._walk` records something of (Python's parser makes nodes of these exact types)."""
 
 
@@ -86,6 +86,10 @@ class _Index:
         """The function each function is defined in (None at module level)."""
         self.walrus_parents: dict[int, ast.AST | None] = {}
         """What holds each ``(f := value)``."""
+        self.range_indices: set[str] = set()
+        """Names a ``for`` loop over ``range(...)`` counts with."""
+        self.counters: set[str] = set()
+        """Attributes changed by arithmetic on themselves (``self.n += 1``, ``self.n = self.n + 1``)."""
         self._walk(tree, None, None, False)
 
     def _walk(self, node: ast.AST, parent: ast.AST | None, function: Function | None, loop: bool) -> None:
@@ -119,6 +123,8 @@ class _Index:
             if isinstance(node, (ast.For, ast.AsyncFor)):
                 if isinstance(node.target, ast.Name) and isinstance(node.iter, (ast.Tuple, ast.List)):
                     self.values.setdefault(node.target.id, []).append(node.iter)  # each item, as a static value
+                if isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call) and _last(node.iter.func) == "range":
+                    self.range_indices.add(node.target.id)
                 stack.extend((child, node, function, loop) for child in (node.target, node.iter))
                 stack.extend((child, node, function, True) for child in node.body)
                 stack.extend((child, node, function, loop) for child in node.orelse)
@@ -142,9 +148,15 @@ class _Index:
                 for arg in (*node.args, *(k.value for k in node.keywords)):
                     if isinstance(arg, ast.Name):
                         self.passed.add(arg.id)
+            elif isinstance(node, ast.AugAssign):
+                if isinstance(node.target, ast.Attribute):
+                    self.counters.add(node.target.attr)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
+                    if isinstance(target, ast.Attribute) and isinstance(node.value, ast.BinOp) \
+                            and isinstance(node.value.left, ast.Attribute) and node.value.left.attr == target.attr:
+                        self.counters.add(target.attr)
                     if isinstance(target, ast.Name):
                         self.values.setdefault(target.id, []).append(node.value)
                         self.binders.setdefault(target.id, set()).add((id(function) if function else 0, loop))
@@ -341,17 +353,25 @@ class _Judge:
             return None
         return frozenset(nums), frozenset(argnames)
 
+    def changing(self, expr: ast.expr) -> bool:
+        """Does ``expr`` read a ``range`` loop's index or a counter attribute (JC207: a new static value each time)?"""
+        index = self.index
+        if not index.range_indices and not index.counters:
+            return False
+        return any(isinstance(node, ast.Name) and node.id in index.range_indices
+                   or isinstance(node, ast.Attribute) and node.attr in index.counters for node in ast.walk(expr))
+
     def static_call_bad(self, call: ast.Call, spec: tuple[frozenset[int], frozenset[str]]) -> bool:
         nums, argnames = spec
         for index, arg in enumerate(call.args):
             if isinstance(arg, ast.Starred):
                 break
-            if index in nums and self.suspicious(arg):
+            if index in nums and (self.suspicious(arg) or self.changing(arg)):
                 return True
         for keyword in call.keywords:
             if keyword.arg is None:
                 continue
-            if (keyword.arg in argnames or nums) and self.suspicious(keyword.value):
+            if (keyword.arg in argnames or nums) and (self.suspicious(keyword.value) or self.changing(keyword.value)):
                 return True
         return False
 
@@ -405,6 +425,11 @@ class _Judge:
                 return True
             if spec is not None and id(function) not in self.index.class_of and self.binding_bad(function.name, spec, site.function):
                 return True
+            if spec is not None and id(function) in self.index.class_of and self.index.counters.union(self.index.range_indices) \
+                    and any(self.changing(arg) for receiver in ("self", "cls")
+                            for call in self.index.by_name.get(f"{receiver}.{function.name}", ())
+                            for arg in (*call.node.args, *(k.value for k in call.node.keywords))):  # type: ignore[attr-defined]
+                return True  # a method's receiver shifts its positions: any argument may be a static one (JC207)
         return False
 
     def positives(self) -> Iterator[ast.AST]:

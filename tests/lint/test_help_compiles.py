@@ -437,6 +437,25 @@ CASES: dict[tuple[str, str], tuple[str, str, str]] = {
         FIX,
         "use `jitcheck.ValuePartial(scale, factor=2.0)`",
     ),
+    ("JC207", "static argument"): (
+        """\
+        @functools.partial(jax.jit, static_argnums=1)
+        def decay(x, step):
+            return x * 0.5 ** step
+        def run():
+            for i in range(3):
+                decay(X, i)
+        """,
+        """\
+        @jax.jit
+        def decay(x, step):
+            return x * 0.5 ** step
+        def run():
+            for i in range(3):
+                decay(X, i)
+        """,
+        "make `step` a traced argument of `decay`",
+    ),
     ("JC104", "setting"): (
         """\
         def run():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 from libcst.metadata import ClassScope
 
 from jitcheck import rules
@@ -126,7 +127,32 @@ class JitSites(StaticArguments):
         if spec is not None and self.scopes.get(function) is not None:
             scope = self.scopes[function]
             if isinstance(scope, ClassScope):
-                return  # methods: the receiver shifts the positions
+                if not every and isinstance(scope.node, cst.ClassDef):
+                    self.method_static_calls(function, decorator, scope.node, spec)
+                return
             params = self.def_params(function)
             for called in self.calls_of(function):
-                self.check_static_arguments(called.node, called.context, spec, params, function.name.value, every=every)
+                self.check_static_arguments(called.node, called.context, spec, params, function.name.value, every=every,
+                                            definition=function, declared=decorator)
+
+    def method_static_calls(self, function: cst.FunctionDef, decorator: cst.Decorator, cls: cst.ClassDef,
+                            spec: tuple[frozenset[int], frozenset[str]]) -> None:
+        """The calls ``self.m(...)`` (or ``cls.m(...)``) the class makes of its jitted method ``m``, for JC207: the
+        receiver is bound first, so the call's positions are the method's shifted by one (a static method's not)."""
+        kinds = {(get_full_name_for_node(d.decorator) or "").rsplit(".", 1)[-1] for d in function.decorators}
+        params = self.def_params(function)
+        if "staticmethod" not in kinds:
+            nums, argnames = spec
+            spec = (frozenset(n - 1 for n in nums if n >= 1), argnames | {params[n] for n in nums if 0 <= n < len(params)})
+            params = params[1:]
+        for called in self.c.self_calls.get((cls, function.name.value), ()):
+            self.changing_calls(called.node, called.context, spec, params, function, decorator)
+
+    def changing_calls(self, call: cst.Call, context: Context, spec: tuple[frozenset[int], frozenset[str]],
+                       params: tuple[str, ...], function: cst.FunctionDef, decorator: cst.Decorator) -> None:
+        """JC207 alone for each static argument of ``call`` (a method's: the other JC2xx rules keep to functions)."""
+        for key, value in static_arguments(call, spec, params):
+            param = params[key] if isinstance(key, int) and key < len(params) else key if isinstance(key, str) else None
+            label = f"static argument `{param}`" if param is not None else f"static argument {key}"
+            self.changing_static(value, f"{label} of `{function.name.value}`", param, call, context, function,
+                                 function.name.value, decorator)

@@ -16,6 +16,7 @@ import libcst as cst
 from jitcheck import rules
 from jitcheck.lint import names
 from jitcheck.lint.checks.callables import Callables
+from jitcheck.lint.checks.static_changes import ChangingStatics
 from jitcheck.lint.collect import Context
 from jitcheck.lint.evidence import Evidence, Reason
 from jitcheck.lint.static_args import static_arguments
@@ -23,7 +24,7 @@ from jitcheck.lint.static_args import static_arguments
 _T = TypeVar("_T")
 
 
-class StaticArguments(Callables):
+class StaticArguments(Callables, ChangingStatics):
     """Reads a wrapper's static spec and judges the static arguments of its calls."""
 
     def static_spec(self, args: Sequence[cst.Arg], wrapper: names.Wrapper) -> tuple[frozenset[int], frozenset[str]] | None:
@@ -106,16 +107,22 @@ class StaticArguments(Callables):
                                                     every=every)
 
     def check_static_arguments(self, call: cst.Call, context: Context, spec: tuple[frozenset[int], frozenset[str]],
-                               params: tuple[str, ...] | None, callee: str, *, every: bool = False) -> None:
+                               params: tuple[str, ...] | None, callee: str, *, every: bool = False,
+                               definition: cst.FunctionDef | None = None, declared: cst.CSTNode | None = None) -> None:
         """Judge each static argument of ``call`` (``every``: each argument, under a wrapper that keys every
-        argument that is not an array by hash and ``==``, where only callables are judged)."""
+        argument that is not an array by hash and ``==``, where only callables are judged). ``definition`` is the
+        jitted function's ``def`` when this file has it (``params`` are then its parameters as the call binds them),
+        ``declared`` the decorator that makes it static there."""
         for key, value in static_arguments(call, spec, params):
             if isinstance(key, int):
                 label = f"static argument {key}" + (f" (`{params[key]}`)" if params and key < len(params) else "")
+                param = params[key] if params and key < len(params) else None
             else:
                 label = f"static argument `{key}`"
+                param = key
             suffix = " (not an array, so static under `equinox.filter_jit`)" if every else ""
             self.static_value(value, f"{label} of `{callee}`{suffix}", context, every=every, call=call)
+            self.changing_static(value, f"{label} of `{callee}`", param, call, context, definition, callee, declared)
 
     def static_value(self, expr: cst.BaseExpression, position: str, context: Context, *, every: bool = False,
                      call: cst.Call | None = None) -> None:
