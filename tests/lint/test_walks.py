@@ -19,7 +19,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from jitcheck.lint import cstwalk
 from jitcheck.lint.astwalk import children, walk
-from jitcheck.lint.positions import lines_of, positions_of
+from jitcheck.lint.positions import code_range, lines_of, positions_of, ranges_of
 
 SOURCE = textwrap.dedent('''\
     """A module with most of Python's syntax."""
@@ -297,3 +297,16 @@ def test_every_nodes_line_is_the_start_line_of_libcsts_position(newline: str) ->
     lines = lines_of(module)
     assert {node: lines[node] for node in every} == {node: where.start.line for node, where in every.items()}
     assert len(lines) == len(every) and max(lines.values()) > 60
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+@pytest.mark.parametrize("end", ["", "\n", "\n\n# a comment\n", "\n\n# a comment"])
+def test_every_nodes_range_is_libcsts_position(newline: str, end: str) -> None:
+    text = (SOURCE_ALL + 'S = """a\nb\r\nc"""  # a string over lines\nT = (\n    1,\n\n    2)' + end).replace("\n", newline)
+    for source in (text, "", newline, "# only a comment", "x = 1"):
+        module = cst.parse_module(source)
+        every = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        spans = ranges_of(module)
+        assert {node: code_range(spans[node]) for node in every} == dict(every)
+        assert len(spans) == len(every)
+
