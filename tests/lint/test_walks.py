@@ -15,6 +15,7 @@ import libcst as cst
 import libcst.helpers
 import pytest
 from libcst._nodes.base import CSTNode
+from libcst._batched_visitor import BatchableCSTVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from jitcheck.lint import cstwalk
@@ -310,3 +311,16 @@ def test_every_nodes_range_is_libcsts_position(newline: str, end: str) -> None:
         assert {node: code_range(spans[node]) for node in every} == dict(every)
         assert len(spans) == len(every)
 
+
+def test_the_metadata_providers_hooks_are_libcsts() -> None:
+    """A provider's hooks, found once per type (``cstwalk.install``), are those libcst's ``get_visitors`` finds."""
+    cstwalk.install()
+    from libcst.metadata import ExpressionContextProvider, ParentNodeProvider, QualifiedNameProvider
+
+    for provider in (ScopeProvider, ExpressionContextProvider, ParentNodeProvider, QualifiedNameProvider, PositionProvider):
+        if not issubclass(provider, BatchableCSTVisitor):
+            continue
+        for _ in range(3):
+            instance = provider()
+            mine, libcsts = instance.get_visitors(), cstwalk._libcst_get_visitors(instance)
+            assert list(mine) == list(libcsts) and mine == libcsts
