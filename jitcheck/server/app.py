@@ -102,8 +102,7 @@ class JitcheckServer(LanguageServer):
                 judgement = self.project.judge(path, text, stale)
             except Superseded:
                 return None
-            if judgement.judged_parts >= SETTLE_PARTS:
-                settle()
+            settling = judgement.judged_parts >= SETTLE_PARTS  # a file's first judgement: settled once published
             others = self.project.changed(path, text) if dependents else frozenset()
             made = self.made.of(judgement.findings, text.split("\n"), self.encoding, self.docs)
 
@@ -115,16 +114,20 @@ class JitcheckServer(LanguageServer):
                     self.judged[uri] = Judged(version, text, judgement.findings, settings)
                     self.publish(uri, made)
                 self.judge_dependents(others, uri)
-                if judgement.judged_parts >= SETTLE_PARTS or judgement.stored_summary:  # a file's first judgement
-                    self.analyst.submit("persist", self.persist)
+                if settling or judgement.stored_summary:  # a file's first judgement
+                    self.analyst.submit("persist", functools.partial(self.persist, settling))
 
             return then
 
         self.analyst.submit(uri, work)
 
-    def persist(self) -> None:
-        """In the analysis thread, after a publication: keep the parts judged so far in the cache folder, and
+    def persist(self, settling: bool = False) -> None:
+        """In the analysis thread, after a publication: with ``settling`` (a judgement of many parts), collect its
+        garbage and set aside what survives (:func:`~jitcheck.server.analyst.settle`: after the publication, not
+        before it, and before the next keystroke's judgement); keep the parts judged so far in the cache folder, and
         summarize statement by statement what a stored summary stood for (:meth:`Project.persist`)."""
+        if settling:
+            settle()
         self.project.persist()
 
     def judge_notebook(self, notebook_uri: str) -> None:
