@@ -27,6 +27,7 @@ from jitcheck.lint.config import ConfigError
 from jitcheck.server import actions, diagnostics, notebooks
 from jitcheck.server.analyst import SETTLE_PARTS, Analyst, Then, settle
 from jitcheck.server.fixing import fix_all, fix_one
+from jitcheck.server.helpers import Helpers, warm
 from jitcheck.server.positions import UTF8, UTF16, UTF32, Span, code_points, units
 from jitcheck.server.project import Project
 from jitcheck.server.ruledocs import default_base, hover_markdown, noqa_markdown
@@ -47,12 +48,12 @@ _ENCODINGS = {types.PositionEncodingKind.Utf8: UTF8, types.PositionEncodingKind.
 class JitcheckServer(LanguageServer):
     """pygls's server with the static pass's warm state."""
 
-    def __init__(self) -> None:
+    def __init__(self, helpers: Helpers | None = None) -> None:
         made = diagnostics.Made()
         super().__init__("jitcheck", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
                          notebook_document_sync=NOTEBOOK_SYNC, converter_factory=lambda: diagnostics.converter(made))
         self.made = made
-        self.project = Project()
+        self.project = Project(helpers)
         """Touched by the analysis thread only (:mod:`jitcheck.server.analyst`)."""
         self.analyst = Analyst()
         self.options = Options()
@@ -273,9 +274,12 @@ def noqa_hover(ls: JitcheckServer, params: types.HoverParams) -> types.Hover | N
     return None
 
 
-def build() -> JitcheckServer:
-    """The server with every handler registered (the modules it runs on set aside from the garbage collector)."""
-    server = JitcheckServer()
+def build(helpers: Helpers | None = None, warm_up: bool = False) -> JitcheckServer:
+    """The server with every handler registered (the modules it runs on set aside from the garbage collector);
+    ``helpers``: the helper processes it shares a first judgement with (default: started when one needs them);
+    ``warm_up``: the analysis thread judges a small module at once (:func:`~jitcheck.server.helpers.warm`), while the
+    protocol starts, so that a file's first judgement does not pay what a process's first check pays once."""
+    server = JitcheckServer(helpers)
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: JitcheckServer, params: types.InitializeParams) -> None:
@@ -410,6 +414,8 @@ def build() -> JitcheckServer:
                            diagnostics.lsp_range(first))
 
     settle()
+    if warm_up:
+        server.analyst.begin(warm)
     return server
 
 

@@ -11,7 +11,8 @@ import pytest
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from jitcheck.lint.check import check_source
+from jitcheck.lint.check import check_source, check_text
+from jitcheck.lint.settings import Settings
 from jitcheck.lint.findings import Finding
 from jitcheck.server import notebooks
 from jitcheck.server.diagnostics import Made, converter, diagnostic
@@ -131,3 +132,28 @@ def test_a_long_files_first_judgement_starts_the_helpers_as_it_begins_and_a_shor
             assert judged.findings == () and project.checker.helpers.running is started
         finally:
             project.end()
+
+
+def test_the_analysis_threads_first_work_runs_before_any_judgement_and_its_failure_stops_none() -> None:
+    """``Analyst.begin``: the server's warm-up (a small module judged once) runs in the analysis thread as it starts."""
+    import asyncio
+    import threading
+
+    from jitcheck.server.analyst import Analyst
+    from jitcheck.server.helpers import WARM_SOURCE, warm
+
+    ran: list[str] = []
+    analyst = Analyst()
+
+    def first() -> None:
+        ran.append(threading.current_thread().name)
+        raise RuntimeError("a warm-up that fails")
+
+    analyst.begin(first)
+    analyst.begin(warm)
+
+    async def main() -> str:
+        return await analyst.call(lambda: threading.current_thread().name)
+
+    assert asyncio.run(main()) == "jitcheck-analysis" and ran == ["jitcheck-analysis"]
+    assert check_text(WARM_SOURCE, "warm.py", Settings()).findings  # the warm-up walks a module with findings
