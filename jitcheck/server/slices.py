@@ -411,13 +411,19 @@ def _from_rows(rows: list[list[Any]] | None, path: str, members: int) -> _Part |
     return _Part(stored, judged)
 
 
+_LINE = re.compile(r"\bline (\d+)\b")
+""""line N" in a reason's words: one pattern for every N (a pattern per line number was compiled per finding)."""
+
+
 def relocated(evidence: Evidence, where: Callable[[int], int]) -> Evidence:
     """``evidence`` with every line it names (a reason's line, and "line N" in its words) moved to ``where(N)``."""
     def moved(reason: Reason) -> Reason:
         if not reason.line:
             return reason
         line = where(reason.line)
-        return Reason(reason.kind, re.sub(rf"\bline {reason.line}\b", f"line {line}", reason.text), line)
+        old, new = str(reason.line), f"line {line}"
+        text = _LINE.sub(lambda found: new if found[1] == old else found[0], reason.text)
+        return Reason(reason.kind, text, line)
 
     if not any(reason.line for reason in (*evidence.again, *evidence.same)):
         return evidence

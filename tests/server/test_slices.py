@@ -217,3 +217,20 @@ def test_repeated_imports_go_into_a_part_once_and_the_findings_stay_the_whole_mo
     by_name = import_index(found)
     assert [s.start for s in by_name["jax"]] == [2] and [s.start for s in by_name["jnp"]] == [3]
     assert SlicedChecker().check(text, "m.py", SETTINGS) == whole(text) != ()
+
+
+def test_a_reasons_line_is_moved_as_a_pattern_of_that_line_would_move_it() -> None:
+    """``relocated`` reads "line N" with one pattern for every N: the same words as ``\\bline N\\b`` for that N."""
+    import random
+
+    from jitcheck.lint.evidence import Evidence, Reason
+    from jitcheck.server.slices import relocated
+
+    pieces = ["line ", "line", "12", "1", "2", "123", " ", "a", "\u0663", "_", "(", ")", ",", "lines ", "baseline 12", "\n", "012"]
+    chance = random.Random(25)
+    for _ in range(20_000):
+        text = "".join(chance.choice(pieces) for _ in range(chance.randint(0, 12)))
+        line, moved = chance.choice([1, 2, 12, 123]), chance.choice([5, 12, 1234])
+        evidence = Evidence(again=(Reason("called", text, line),))
+        found = relocated(evidence, lambda n: moved if n == line else n).again[0]
+        assert found == Reason("called", re.sub(rf"\bline {line}\b", f"line {moved}", text), moved)
