@@ -14,6 +14,7 @@ the helpers waits for nothing.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
@@ -82,12 +83,15 @@ def warm() -> None:
 
 
 def _start() -> None:
-    """In a helper, as it starts: nothing it prints can reach the protocol's stream; then :func:`warm`."""
+    """In a helper, as it starts: nothing it prints can reach the protocol's stream; then :func:`warm`, and what
+    survives it (the static pass's modules) set aside from the collector's full passes, as the server does."""
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.close(null)
     sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (the helper's stdout while it lives)
     warm()
+    gc.collect()
+    gc.freeze()
 
 
 def _up() -> bool:
