@@ -38,8 +38,8 @@ class Analyst:
     """A worker thread for the static pass, with a queue of judgements keyed by document."""
 
     def __init__(self) -> None:
-        self._inbox: queue.SimpleQueue[
-            tuple[Callable[[], Any], asyncio.Future[Any] | None, asyncio.AbstractEventLoop | None]] = queue.SimpleQueue()
+        self._inbox: queue.SimpleQueue[tuple[Callable[[], Any], asyncio.Future[Any], asyncio.AbstractEventLoop]] = \
+            queue.SimpleQueue()
         self._queued: dict[str, Work] = {}
         self._draining: asyncio.Task[None] | None = None
         self._thread: threading.Thread | None = None
@@ -58,12 +58,6 @@ class Analyst:
         self._start()
         self._inbox.put((function, future, loop))
         return await future
-
-    def begin(self, function: Callable[[], object]) -> None:
-        """Start the analysis thread with ``function`` as its first work (before the event loop runs: nothing awaits
-        it; an error is logged), ahead of any judgement."""
-        self._start()
-        self._inbox.put((function, None, None))
 
     async def _drain(self) -> None:
         while self._queued:
@@ -95,12 +89,6 @@ class Analyst:
     def _serve(self) -> None:
         while True:
             function, future, loop = self._inbox.get()
-            if future is None or loop is None:  # work begun with the thread (begin)
-                try:
-                    function()
-                except Exception:
-                    _log.exception("jitcheck: the analysis thread's first work failed")
-                continue
             try:
                 result = function()
             except BaseException as error:  # handed to the waiting coroutine, raised there

@@ -36,7 +36,7 @@ def main(argv: Sequence[str] = ()) -> int:
         return _no_pygls()
     if args.log_file:
         logging.basicConfig(filename=args.log_file, level=logging.INFO)
-    server = build(helpers, warm_up=True)
+    server = build(helpers)
     server.start_io()
     if server.end():
         # The analysis thread may be inside libcst's native parser: an interpreter that finalizes under it aborts

@@ -134,26 +134,10 @@ def test_a_long_files_first_judgement_starts_the_helpers_as_it_begins_and_a_shor
             project.end()
 
 
-def test_the_analysis_threads_first_work_runs_before_any_judgement_and_its_failure_stops_none() -> None:
-    """``Analyst.begin``: the server's warm-up (a small module judged once) runs in the analysis thread as it starts."""
-    import asyncio
-    import threading
 
-    from jitcheck.server.analyst import Analyst
+def test_a_helper_warms_up_on_a_module_with_findings() -> None:
+    """A helper judges ``WARM_SOURCE`` as it starts: a module with jit sites, so that its whole analysis runs once."""
     from jitcheck.server.helpers import WARM_SOURCE, warm
 
-    ran: list[str] = []
-    analyst = Analyst()
-
-    def first() -> None:
-        ran.append(threading.current_thread().name)
-        raise RuntimeError("a warm-up that fails")
-
-    analyst.begin(first)
-    analyst.begin(warm)
-
-    async def main() -> str:
-        return await analyst.call(lambda: threading.current_thread().name)
-
-    assert asyncio.run(main()) == "jitcheck-analysis" and ran == ["jitcheck-analysis"]
-    assert check_text(WARM_SOURCE, "warm.py", Settings()).findings  # the warm-up walks a module with findings
+    warm()
+    assert check_text(WARM_SOURCE, "warm.py", Settings()).findings
