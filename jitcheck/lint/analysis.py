@@ -25,7 +25,7 @@ from jitcheck.lint.checks.nodes import Nodes
 from jitcheck.lint.collect import collect
 from jitcheck.lint.evidence import Evidence
 from jitcheck.lint.index import UNNAMED_MODULE, ProjectIndex, with_module
-from jitcheck.lint.positions import positions_of
+from jitcheck.lint.positions import code_range, positions_of
 from jitcheck.lint.prefilter import possible
 
 cstwalk.install()  # libcst's visitors (scopes, the collector) walk without rebuilding every node
@@ -105,10 +105,11 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
     raw = analyzer.run()
     if not raw:
         return Analysis(module, wrapper, [])
-    positions = positions_of(module, [item.node for item in raw])  # libcst's positions of the reported nodes only
+    spans = analyzer.spans  # every node's range, when a rule asked for a line
+    positions = {} if spans is not None else positions_of(module, [item.node for item in raw])  # else the reported nodes'
     located = []
     for item in raw:
-        where = positions[item.node]
+        where = code_range(spans[item.node]) if spans is not None else positions[item.node]
         located.append(
             Located(
                 where.start.line,

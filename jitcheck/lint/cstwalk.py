@@ -32,7 +32,7 @@ from libcst._nodes.internal import (
     visit_sentinel,
     visit_sequence,
 )
-from libcst._batched_visitor import _BatchedCSTVisitor
+from libcst._batched_visitor import BatchableCSTVisitor, _BatchedCSTVisitor
 from libcst import MaybeSentinel, Module
 from libcst._visitors import CSTVisitor
 from libcst.metadata import scope_provider
@@ -265,10 +265,32 @@ def _visit(self: CSTNode, visitor: Any) -> Any:
     return self
 
 
+_libcst_get_visitors = BatchableCSTVisitor.get_visitors
+_hook_names: dict[type, tuple[str, ...]] = {}
+
+
+def _get_visitors(self: BatchableCSTVisitor) -> Any:
+    """libcst's ``BatchableCSTVisitor.get_visitors`` (the hooks a batched walk calls: ``inspect.getmembers`` of the
+    visitor, a ``dir`` and a ``getattr`` of some 1,500 names, on every resolve), with the hooks' names found once per
+    type for libcst's own metadata providers: a function of their class, while no instance attribute names a hook."""
+    kind = type(self)
+    names = _hook_names.get(kind)
+    if names is None or any(name.startswith(("visit_", "leave_")) for name in getattr(self, "__dict__", ())):
+        found = _libcst_get_visitors(self)
+        if kind.__module__.startswith("libcst.metadata.") and not any(
+                name.startswith(("visit_", "leave_")) for name in getattr(self, "__dict__", ())):
+            _hook_names[kind] = tuple(found)
+        return found
+    return {name: getattr(self, name) for name in names}
+
+
 def install() -> None:
-    """Give ``CSTNode.visit`` the read-only walk for visitors (once; transformers keep libcst's)."""
+    """Give ``CSTNode.visit`` the read-only walk for visitors (once; transformers keep libcst's), and libcst's
+    metadata providers their hooks without ``inspect.getmembers`` on every resolve."""
     if CSTNode.visit is not _visit:
         CSTNode.visit = _visit  # type: ignore[method-assign]
+    if BatchableCSTVisitor.get_visitors is not _get_visitors:
+        BatchableCSTVisitor.get_visitors = _get_visitors  # type: ignore[method-assign]
 
 
 __all__ = ["install", "plan_of"]

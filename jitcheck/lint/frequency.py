@@ -19,7 +19,7 @@ from libcst.metadata import MetadataWrapper
 from jitcheck.lint import names
 from jitcheck.lint.callers import Elsewhere, repeated_elsewhere
 from jitcheck.lint.collect import CallSite, ClassInfo, Context
-from jitcheck.lint.positions import lines_of
+from jitcheck.lint.positions import Span, ranges_of
 from jitcheck.lint.resolver import Resolver, returned_values
 
 _NOT_LIBRARY = frozenset({
@@ -34,18 +34,21 @@ class Frequency(Resolver):
 
     path: str
     _metadata: MetadataWrapper | None = None
-    _lines: dict[cst.CSTNode, int] | None = None
+    spans: dict[cst.CSTNode, Span] | None = None
+    """Every node's range, once a line was asked for (then the reported nodes' positions are read from it too)."""
 
     def line_of(self, node: cst.CSTNode) -> int:
         """The 1-based line ``node`` starts on (0 when unknown); asked only when a finding is being made or a name
-        is defined twice at module level. Every node's line is found at the first question, by a write-out of the
-        module that counts lines only (:func:`~jitcheck.lint.positions.lines_of`: about the cost of writing it out
-        up to one node with its positions, as each question once was)."""
-        if self._lines is None:
+        is defined twice at module level. Every node's range is found at the first question, by a write-out of the
+        module that keeps no text (:func:`~jitcheck.lint.positions.ranges_of`: about the cost of writing it out
+        up to one node with its positions, as each question once was); the findings' positions are read from
+        the same ranges, without writing the module out again."""
+        if self.spans is None:
             if self._metadata is None:
                 return 0
-            self._lines = lines_of(self._metadata.module)
-        return self._lines.get(node, 0)
+            self.spans = ranges_of(self._metadata.module)
+        span = self.spans.get(node)
+        return span[0] if span is not None else 0
 
     def is_library_module(self) -> bool:
         """A module of the library itself (not a test, an example, a script or a benchmark)."""

@@ -6,7 +6,9 @@ writes the code out the same way (so lines and columns are counted exactly as th
 and records ranges only inside the nodes asked for: their own, and their descendants',
 which libcst's ranges of some nodes are taken from (``end_node=self.body``); it stops
 once the last of them is written out. :func:`lines_of` gives every node's first line (the start
-line of its ``PositionProvider`` range) with a write-out that counts lines only.
+line of its ``PositionProvider`` range) with a write-out that counts lines only; :func:`ranges_of` every node's
+whole range, as plain numbers, with a write-out that keeps no text (a check that asks for lines, then for the
+reported nodes' ranges, writes the module out once).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 import libcst as cst
 from libcst._position import CodePosition, CodeRange
 from libcst._nodes.internal import CodegenState
-from libcst.metadata.position_provider import PositionProvidingCodegenState
+from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
 
 
 class _Ranges:
@@ -133,4 +135,81 @@ def lines_of(module: cst.Module) -> dict[cst.CSTNode, int]:
     return state.lines
 
 
-__all__ = ["CodePosition", "CodeRange", "lines_of", "positions_of"]
+Span = tuple[int, int, int, int]
+"""A range as plain numbers: its start line and column, its end line and column (``CodeRange``'s, columns from 0)."""
+
+
+class _Spanned:
+    """``record_syntactic_position``'s context for :class:`_RangeState` (a plain object: libcst's is a generator)."""
+
+    __slots__ = ("column", "end_node", "line", "node", "start_node", "state")
+
+    def __init__(self, state: _RangeState, node: cst.CSTNode, start_node: cst.CSTNode | None,
+                 end_node: cst.CSTNode | None) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+        self.line, self.column = state.line, state.column
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_: object) -> None:
+        state = self.state
+        spans = state.spans
+        start = spans[self.start_node] if self.start_node is not None else None
+        end = spans[self.end_node] if self.end_node is not None else None
+        spans[self.node] = (start[0] if start else self.line, start[1] if start else self.column,
+                            end[2] if end else state.line, end[3] if end else state.column)
+
+
+class _RangeState(CodegenState):
+    """A codegen state that keeps no text, only the position being written and each node's range, as
+    ``PositionProvidingCodegenState`` records them (its syntactic range, hoisted from ``start_node`` and ``end_node``
+    where libcst says so; else where the node's code begins and ends)."""
+
+    def __init__(self, module: cst.Module) -> None:
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.line = 1
+        self.column = 0
+        self.spans: dict[cst.CSTNode, Span] = {}
+        self._starts: list[tuple[int, int]] = []
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.add_token(token)
+
+    def add_token(self, value: str) -> None:
+        if not self.tokens:  # the first token only: the module asks whether anything was written
+            self.tokens.append(value)
+        if "\n" in value or "\r" in value:  # libcst's newlines: \r\n, \r and \n, each one line
+            segments = NEWLINE_RE.split(value)
+            self.line += len(segments) - 1
+            self.column = len(segments[-1])
+        else:
+            self.column += len(value)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._starts.append((self.line, self.column))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        line, column = self._starts.pop()
+        if node not in self.spans:  # a syntactic range recorded inside the node is kept
+            self.spans[node] = (line, column, self.line, self.column)
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+                                  end_node: cst.CSTNode | None = None) -> Any:
+        return _Spanned(self, node, start_node, end_node)
+
+
+def ranges_of(module: cst.Module) -> dict[cst.CSTNode, Span]:
+    """Every node's ``PositionProvider`` range, as plain numbers (:data:`Span`), with one write-out of ``module``."""
+    state = _RangeState(module)
+    module._codegen(state)
+    return state.spans
+
+
+def code_range(span: Span) -> CodeRange:
+    """The ``CodeRange`` of ``span``."""
+    return CodeRange(CodePosition(span[0], span[1]), CodePosition(span[2], span[3]))
+
+
+__all__ = ["CodePosition", "CodeRange", "Span", "code_range", "lines_of", "positions_of", "ranges_of"]

@@ -28,7 +28,8 @@ a fix always works on the whole module.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+import bisect
+from collections.abc import Iterable, Sequence
 
 from jitcheck.lint.astwalk import children, walk
 from jitcheck.lint.text import ending, lines
@@ -167,7 +168,7 @@ def _header_end(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return end
 
 
-def _site_statements(tree: ast.Module, hot: set[int]) -> Iterable[tuple[ast.AST, ast.ClassDef | None]]:
+def _site_statements(tree: ast.Module, hot: Sequence[int]) -> Iterable[tuple[ast.AST, ast.ClassDef | None]]:
     """The statements outside every function body that hold a site, each with its class: module-level
     statements, and a class's own statements and header."""
     for statement in tree.body:
@@ -179,10 +180,12 @@ def _site_statements(tree: ast.Module, hot: set[int]) -> Iterable[tuple[ast.AST,
             yield statement, None
 
 
-def _holds(node: ast.AST, hot: set[int]) -> bool:
+def _holds(node: ast.AST, hot: Sequence[int]) -> bool:
+    """Whether a line of ``hot`` (sorted) is among ``node``'s lines (its decorators' included)."""
     first = min([getattr(node, "lineno", 0), *(d.lineno for d in getattr(node, "decorator_list", ()))])
     last = getattr(node, "end_lineno", None) or first
-    return any(first <= line <= last for line in hot)
+    at = bisect.bisect_left(hot, first)
+    return at < len(hot) and hot[at] <= last
 
 
 class _Unit:
@@ -279,6 +282,25 @@ class _Wanted:
         return unit.kind == "function" and unit.body.pinned and (unit.owner is None or id(unit.owner) in self.classes)
 
 
+def _cuttable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``function``'s body is long enough to be cut (it starts below the header and spans three lines or more)."""
+    head = function.body[0]
+    first = min([head.lineno, *(d.lineno for d in getattr(head, "decorator_list", ()))])
+    last = function.end_lineno or function.lineno
+    return not (first <= _header_end(function) or last - first < 2)
+
+
+def _may_cut(tree: ast.Module, hot: Sequence[int]) -> bool:
+    """Whether :func:`pruned` may cut anything: some function body long enough to be cut, or some long module-level
+    value, holds no site (one that holds a site is always kept). When none does, the module is read whole, without
+    working out what the sites depend on (a module dense with sites)."""
+    for node, _ in _functions(tree):
+        if node.body and not _holds(node, hot) and _cuttable(node):
+            return True
+    return any(not isinstance(statement, (*_FUNCTIONS, ast.ClassDef)) and _long_value(statement)
+               and not _holds(statement, hot) for statement in tree.body)
+
+
 def pruned(text: str, tree: ast.Module, sites: Iterable[ast.AST]) -> str | None:
     """``text`` with the bodies of the module-level functions no finding depends on read as ``...``; None when none is.
 
@@ -290,7 +312,9 @@ def pruned(text: str, tree: ast.Module, sites: Iterable[ast.AST]) -> str | None:
     kept. A body of a module-level function that stores an attribute or declares
     ``global``/``nonlocal`` is always kept.
     """
-    hot = {getattr(site, "lineno", 0) for site in sites}
+    hot = sorted({getattr(site, "lineno", 0) for site in sites})
+    if not _may_cut(tree, hot):
+        return None
     wanted = _Wanted(_module_names(tree), {node.name for node in tree.body if isinstance(node, ast.ClassDef)})
     members = _members(tree)
     for statement, owner in _site_statements(tree, hot):
@@ -324,14 +348,11 @@ def pruned(text: str, tree: ast.Module, sites: Iterable[ast.AST]) -> str | None:
         if unit.kind == "value":
             values.append(unit.node.value)  # type: ignore[attr-defined]
         statement = unit.node
-        if not isinstance(statement, _FUNCTIONS):
+        if not isinstance(statement, _FUNCTIONS) or not _cuttable(statement):
             continue
         head = statement.body[0]
         first = min([head.lineno, *(d.lineno for d in getattr(head, "decorator_list", ()))])
-        last = statement.end_lineno or statement.lineno
-        if first <= _header_end(statement) or last - first < 2:
-            continue
-        cut.append((first, last, head.col_offset))
+        cut.append((first, statement.end_lineno or statement.lineno, head.col_offset))
     if not cut and not values:
         return None
     source = lines(text, keepends=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import os
 import sys
@@ -18,17 +19,24 @@ def main(argv: Sequence[str] = ()) -> int:
     )
     parser.add_argument("--log-file", help="write the server's log here (stdout is the protocol's)")
     args = parser.parse_args(list(argv))
+    if not all(map(_installed, ("pygls", "lsprotocol"))):
+        return _no_pygls()
+    # The helper processes start first: they load the static pass and judge a small module while this process
+    # loads the protocol's modules and the editor initializes, ready for the first file opened.
+    from jitcheck.server.helpers import Helpers
+
+    helpers = Helpers()
+    helpers.start()
     try:
         from jitcheck.server.app import build
     except ModuleNotFoundError as error:
+        helpers.stop(terminate=True)
         if error.name not in ("pygls", "lsprotocol"):
             raise
-        print("jitcheck server: the language server needs pygls; install it with `pip install pygls` (or `pip install '.[server]'` in jitcheck's clone)",
-              file=sys.stderr)
-        return 2
+        return _no_pygls()
     if args.log_file:
         logging.basicConfig(filename=args.log_file, level=logging.INFO)
-    server = build()
+    server = build(helpers)
     server.start_io()
     if server.end():
         # The analysis thread may be inside libcst's native parser: an interpreter that finalizes under it aborts
@@ -37,6 +45,20 @@ def main(argv: Sequence[str] = ()) -> int:
         sys.stderr.flush()
         os._exit(0)
     return 0
+
+
+def _installed(name: str) -> bool:
+    """Whether the top-level module ``name`` can be imported (found, without importing it)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ValueError:  # in sys.modules without a spec
+        return sys.modules.get(name) is not None
+
+
+def _no_pygls() -> int:
+    print("jitcheck server: the language server needs pygls; install it with `pip install pygls` (or `pip install '.[server]'` in jitcheck's clone)",
+          file=sys.stderr)
+    return 2
 
 
 __all__ = ["main"]

@@ -1,24 +1,71 @@
 """Other processes that judge batches of parts while the analysis thread judges the others.
 
 A file's first judgement is many batches of parts (:mod:`jitcheck.server.slices`), each
-judged by the command line's own check; one thread can use one core only. The helpers
-are started on the first judgement that has more than one batch to judge, or as the first
-judgement of a long file begins (they take about a second to load the static pass; a small
-file never starts them), each in a fresh interpreter (``spawn``: the server's threads are not
-copied), with its standard output sent to the null device (the server's is the protocol's).
+judged by the command line's own check; one thread can use one core only. The server starts
+its helpers as it starts (``jitcheck server``, before it loads the protocol's modules), so
+that they have loaded the static pass and judged a small module once (:func:`warm`: the
+walks' per-type tables, libcst's hooks) by the time the editor opens a file; a server built
+otherwise (the tests) starts them on the first judgement that has more than one batch to
+judge, or as the first judgement of a long file begins. Each helper is a fresh interpreter
+(``spawn``: the server's threads are not copied), with its standard output sent to the null
+device (the server's is the protocol's). This module imports no static pass itself: starting
+the helpers waits for nothing.
 """
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
-from jitcheck.lint.check import Checked, check_text
-from jitcheck.lint.index import ProjectIndex
-from jitcheck.lint.settings import Settings
+if TYPE_CHECKING:
+    from jitcheck.lint.check import Checked
+    from jitcheck.lint.index import ProjectIndex
+    from jitcheck.lint.settings import Settings
+
+WARM_SOURCE = """\
+import functools
+import jax
+import jax.numpy as jnp
+
+
+def loss(params, x):
+    return jnp.mean((x @ params) ** 2)
+
+
+step = jax.jit(loss)
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+        self.apply_jit = jax.jit(self.apply)
+
+    def apply(self, x):
+        return x @ self.w
+
+    def predict(self, x):
+        return jax.jit(self.apply)(x)
+
+
+@functools.partial(jax.jit, static_argnums=(1,))
+def scaled(x, n: int = 2):
+    return [x * k for k in range(n)] if n else {"x": x}
+
+
+def train(params, batches):
+    for x in batches:
+        params = jax.jit(lambda p: p - 0.1 * jax.grad(loss)(p, x))(params)
+    while params is None:
+        with open("f") as handle:
+            params = handle.read()
+    return params
+"""
+"""A small module with jit sites, judged once by each process that will judge files (:func:`warm`)."""
 
 
 def default_count() -> int:
@@ -26,19 +73,34 @@ def default_count() -> int:
     return max(0, min(3, (os.cpu_count() or 1) - 1))
 
 
-def _quiet() -> None:
-    """In a helper: nothing it prints can reach the protocol's stream."""
+def warm() -> None:
+    """Import the static pass and judge :data:`WARM_SOURCE` once: what a process's first check pays once (the walks'
+    per-type tables, libcst's hooks, compiled patterns) is paid before a file's first judgement."""
+    from jitcheck.lint.check import check_text
+    from jitcheck.lint.settings import Settings
+
+    check_text(WARM_SOURCE, "warm.py", Settings())
+
+
+def _start() -> None:
+    """In a helper, as it starts: nothing it prints can reach the protocol's stream; then :func:`warm`, and what
+    survives it (the static pass's modules) set aside from the collector's full passes, as the server does."""
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.close(null)
     sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (the helper's stdout while it lives)
+    warm()
+    gc.collect()
+    gc.freeze()
 
 
 def _up() -> bool:
-    return True  # the helper has started and imported the static pass (this module imports it)
+    return True  # the helper has started, imported the static pass and judged a module once (its initializer did)
 
 
 def _check(source: str, path: str, settings: Settings, index: ProjectIndex | None, module_name: str) -> Checked:
+    from jitcheck.lint.check import check_text
+
     return check_text(source, path, settings, index=index, module_name=module_name)
 
 
@@ -55,7 +117,7 @@ class Helpers:
         with self._lock:
             if self._pool is None or self._started is None:
                 self._pool = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_quiet)
+                                                 initializer=_start)
                 self._started = self._pool.submit(_up)
             return self._pool, self._started
 
@@ -90,4 +152,4 @@ class Helpers:
                 child.terminate()
 
 
-__all__ = ["Helpers", "default_count"]
+__all__ = ["WARM_SOURCE", "Helpers", "default_count", "warm"]

@@ -42,11 +42,11 @@ class Judgement:
 class Project:
     """Configurations and the project index, kept warm between requests."""
 
-    def __init__(self) -> None:
+    def __init__(self, helpers: Helpers | None = None) -> None:
         self.configs = Configs()
         self.summaries = Summaries()
         self.index: ProjectIndex = self.summaries
-        self.checker = SlicedChecker(helpers=Helpers())
+        self.checker = SlicedChecker(helpers=helpers if helpers is not None else Helpers())
         self.stored = PartStore()
         """Parts judged in earlier sessions, by configuration (touched by the analysis thread only)."""
         self._last: dict[Path, str] = {}

@@ -210,3 +210,26 @@ def test_a_long_module_level_value_no_kept_part_reads_is_cut() -> None:
     assert after[11] == before[11]
     settings = Settings()
     assert check_text(VALUES, "m.py", settings).findings == check_text(VALUES, "m.py", settings, prune=False).findings
+
+
+def test_a_module_where_nothing_may_be_cut_is_not_worked_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pruned`` answers None at once where every body long enough to be cut, and every long value, holds a site:
+    the same as working out what the sites depend on (on the fixtures, this project's code and a module dense with
+    sites), and it still cuts where it did."""
+    from benchmarks.bench_server import source as dense
+    from jitcheck.lint import regions
+
+    texts = [text for _, text in _sources()] + [path.read_text(encoding="utf-8") for path in sorted((ROOT / "jitcheck").rglob("*.py"))]
+    texts += [dense(300), MODULE]
+    results = []
+    for text in texts:
+        tree = ast.parse(text)
+        sites = positive_sites(text, tree, (), ())
+        results.append((regions._may_cut(tree, sorted({getattr(site, "lineno", 0) for site in sites})),
+                        pruned(text, tree, sites)))
+    monkeypatch.setattr(regions, "_may_cut", lambda tree, hot: True)
+    for text, (may_cut, found) in zip(texts, results, strict=True):
+        tree = ast.parse(text)
+        assert pruned(text, tree, positive_sites(text, tree, (), ())) == found
+        assert may_cut or found is None
+    assert sum(not may_cut for may_cut, _ in results) > 10 and sum(found is not None for _, found in results) > 3

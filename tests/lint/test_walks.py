@@ -15,11 +15,12 @@ import libcst as cst
 import libcst.helpers
 import pytest
 from libcst._nodes.base import CSTNode
+from libcst._batched_visitor import BatchableCSTVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
 from jitcheck.lint import cstwalk
 from jitcheck.lint.astwalk import children, walk
-from jitcheck.lint.positions import lines_of, positions_of
+from jitcheck.lint.positions import code_range, lines_of, positions_of, ranges_of
 
 SOURCE = textwrap.dedent('''\
     """A module with most of Python's syntax."""
@@ -297,3 +298,29 @@ def test_every_nodes_line_is_the_start_line_of_libcsts_position(newline: str) ->
     lines = lines_of(module)
     assert {node: lines[node] for node in every} == {node: where.start.line for node, where in every.items()}
     assert len(lines) == len(every) and max(lines.values()) > 60
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+@pytest.mark.parametrize("end", ["", "\n", "\n\n# a comment\n", "\n\n# a comment"])
+def test_every_nodes_range_is_libcsts_position(newline: str, end: str) -> None:
+    text = (SOURCE_ALL + 'S = """a\nb\r\nc"""  # a string over lines\nT = (\n    1,\n\n    2)' + end).replace("\n", newline)
+    for source in (text, "", newline, "# only a comment", "x = 1"):
+        module = cst.parse_module(source)
+        every = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        spans = ranges_of(module)
+        assert {node: code_range(spans[node]) for node in every} == dict(every)
+        assert len(spans) == len(every)
+
+
+def test_the_metadata_providers_hooks_are_libcsts() -> None:
+    """A provider's hooks, found once per type (``cstwalk.install``), are those libcst's ``get_visitors`` finds."""
+    cstwalk.install()
+    from libcst.metadata import ExpressionContextProvider, ParentNodeProvider, QualifiedNameProvider
+
+    for provider in (ScopeProvider, ExpressionContextProvider, ParentNodeProvider, QualifiedNameProvider, PositionProvider):
+        if not issubclass(provider, BatchableCSTVisitor):
+            continue
+        for _ in range(3):
+            instance = provider()
+            mine, libcsts = instance.get_visitors(), cstwalk._libcst_get_visitors(instance)
+            assert list(mine) == list(libcsts) and mine == libcsts

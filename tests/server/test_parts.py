@@ -11,7 +11,8 @@ import pytest
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from jitcheck.lint.check import check_source
+from jitcheck.lint.check import check_source, check_text
+from jitcheck.lint.settings import Settings
 from jitcheck.lint.findings import Finding
 from jitcheck.server import notebooks
 from jitcheck.server.diagnostics import Made, converter, diagnostic
@@ -131,3 +132,12 @@ def test_a_long_files_first_judgement_starts_the_helpers_as_it_begins_and_a_shor
             assert judged.findings == () and project.checker.helpers.running is started
         finally:
             project.end()
+
+
+
+def test_a_helper_warms_up_on_a_module_with_findings() -> None:
+    """A helper judges ``WARM_SOURCE`` as it starts: a module with jit sites, so that its whole analysis runs once."""
+    from jitcheck.server.helpers import WARM_SOURCE, warm
+
+    warm()
+    assert check_text(WARM_SOURCE, "warm.py", Settings()).findings

@@ -589,3 +589,40 @@ def test_a_file_opened_in_a_new_session_is_read_from_the_parts_the_last_one_stor
         assert "altered in the store" in messages and message not in messages
 
     session(tmp_path, altered)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir() or (os.cpu_count() or 1) < 2,
+                    reason="reads the process tree from /proc; one core starts no helper")
+def test_the_helpers_start_with_the_server_before_any_file_is_opened_and_end_with_it(tmp_path: Path) -> None:
+    """They load the static pass while the editor initializes (a first judgement need not wait for them)."""
+    def children(pid: int) -> set[int]:
+        found: set[int] = set()
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            found |= {int(child) for child in (task / "children").read_text().split()}
+        return found
+
+    async def main() -> None:
+        editor = Editor(tmp_path)
+        await editor.start()
+        process = editor.client._server
+        assert process is not None
+        for _ in range(100):  # the pool's process is spawned as the server starts, before `initialize` is answered
+            started = children(process.pid)
+            if started:
+                break
+            await asyncio.sleep(0.05)
+        assert started, "no helper process was started"
+        uri = editor.open("long.py", LONG)
+        found = await editor.diagnostics(uri, version=1)
+        assert len(found) == 150
+        await editor.stop()
+        assert await asyncio.wait_for(process.wait(), WAIT) == 0
+        for pid in started:  # every helper ended with the server
+            for _ in range(100):
+                if not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]:
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                raise AssertionError(f"helper {pid} outlived the server")
+
+    asyncio.run(main())

@@ -170,6 +170,35 @@ def test_a_helper_process_judges_a_batch_as_this_process_does_and_shares_a_first
         helpers.stop(terminate=True)
 
 
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_judgement_of_many_batches_pauses_the_collector_and_leaves_it_as_it_was(
+        enabled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The collector's automatic passes are paused while the batches are judged (the young generations are collected
+    after each); a judgement of one batch (a keystroke's) leaves them on; the findings are the same either way."""
+    import gc
+
+    from jitcheck.server import slices
+
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
+    during: list[bool] = []
+
+    def checked(*args: object, **kwargs: object) -> object:
+        during.append(gc.isenabled())
+        return check_text(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(slices, "check_text", checked)
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        assert SlicedChecker(batch_lines=1).check(text, "m.py", SETTINGS) == whole(text)
+        assert during == [False] * 6 and gc.isenabled() is enabled
+        during.clear()
+        assert SlicedChecker().check(text, "m.py", SETTINGS) == whole(text)
+        assert during == [enabled] and gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
 def test_what_cannot_be_sliced_is_judged_whole() -> None:
     broken = "import jax\n\ndef f(x:\n    return jax.jit(lambda v: v)\n"
     assert SlicedChecker().check(broken, "m.py", SETTINGS) == whole(broken)
@@ -188,3 +217,20 @@ def test_repeated_imports_go_into_a_part_once_and_the_findings_stay_the_whole_mo
     by_name = import_index(found)
     assert [s.start for s in by_name["jax"]] == [2] and [s.start for s in by_name["jnp"]] == [3]
     assert SlicedChecker().check(text, "m.py", SETTINGS) == whole(text) != ()
+
+
+def test_a_reasons_line_is_moved_as_a_pattern_of_that_line_would_move_it() -> None:
+    """``relocated`` reads "line N" with one pattern for every N: the same words as ``\\bline N\\b`` for that N."""
+    import random
+
+    from jitcheck.lint.evidence import Evidence, Reason
+    from jitcheck.server.slices import relocated
+
+    pieces = ["line ", "line", "12", "1", "2", "123", " ", "a", "\u0663", "_", "(", ")", ",", "lines ", "baseline 12", "\n", "012"]
+    chance = random.Random(25)
+    for _ in range(20_000):
+        text = "".join(chance.choice(pieces) for _ in range(chance.randint(0, 12)))
+        line, moved = chance.choice([1, 2, 12, 123]), chance.choice([5, 12, 1234])
+        evidence = Evidence(again=(Reason("called", text, line),))
+        found = relocated(evidence, lambda n: moved if n == line else n).again[0]
+        assert found == Reason("called", re.sub(rf"\bline {line}\b", f"line {moved}", text), moved)
