@@ -87,7 +87,7 @@ class _Index:
         self.walrus_parents: dict[int, ast.AST | None] = {}
         """What holds each ``(f := value)``."""
         self.range_indices: set[str] = set()
-        """Names a ``for`` loop over ``range(...)`` counts with."""
+        """Names a loop may count with: a ``for`` over ``range(...)``, ``enumerate``'s index, a name added to."""
         self.counters: set[str] = set()
         """Attributes changed by arithmetic on themselves (``self.n += 1``, ``self.n = self.n + 1``)."""
         self._walk(tree, None, None, False)
@@ -125,6 +125,9 @@ class _Index:
                     self.values.setdefault(node.target.id, []).append(node.iter)  # each item, as a static value
                 if isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call) and _last(node.iter.func) == "range":
                     self.range_indices.add(node.target.id)
+                elif isinstance(node.target, ast.Tuple) and node.target.elts and isinstance(node.target.elts[0], ast.Name) \
+                        and isinstance(node.iter, ast.Call) and _last(node.iter.func) == "enumerate":
+                    self.range_indices.add(node.target.elts[0].id)
                 stack.extend((child, node, function, loop) for child in (node.target, node.iter))
                 stack.extend((child, node, function, True) for child in node.body)
                 stack.extend((child, node, function, loop) for child in node.orelse)
@@ -139,6 +142,13 @@ class _Index:
                 self.binders.setdefault(node.target.id, set()).add((id(function) if function else 0, loop))
             if isinstance(node, _COMPREHENSIONS):
                 loop = True
+                for clause in node.generators:
+                    if isinstance(clause.target, ast.Name) and isinstance(clause.iter, ast.Call) \
+                            and _last(clause.iter.func) in ("range", "enumerate"):
+                        self.range_indices.add(clause.target.id)
+                    elif isinstance(clause.target, ast.Tuple) and clause.target.elts \
+                            and isinstance(clause.target.elts[0], ast.Name):
+                        self.range_indices.add(clause.target.elts[0].id)
             elif isinstance(node, ast.Call):
                 site = _Site(node, parent, function, loop)
                 self.calls.append(site)
@@ -151,6 +161,8 @@ class _Index:
             elif isinstance(node, ast.AugAssign):
                 if isinstance(node.target, ast.Attribute):
                     self.counters.add(node.target.attr)
+                elif isinstance(node.target, ast.Name):
+                    self.range_indices.add(node.target.id)  # maybe a `while` loop's count
             elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
@@ -353,13 +365,16 @@ class _Judge:
             return None
         return frozenset(nums), frozenset(argnames)
 
-    def changing(self, expr: ast.expr) -> bool:
-        """Does ``expr`` read a ``range`` loop's index or a counter attribute (JC207: a new static value each time)?"""
+    def changing(self, expr: ast.expr, depth: int = 0) -> bool:
+        """Does ``expr`` read a loop's index or a counter attribute, or a name bound to a value that does (JC207: a
+        new static value each time)?"""
         index = self.index
         if not index.range_indices and not index.counters:
             return False
         return any(isinstance(node, ast.Name) and node.id in index.range_indices
-                   or isinstance(node, ast.Attribute) and node.attr in index.counters for node in ast.walk(expr))
+                   or isinstance(node, ast.Attribute) and node.attr in index.counters for node in ast.walk(expr)) \
+            or depth == 0 and any(isinstance(node, ast.Name) and any(self.changing(value, 1) for value in index.values.get(node.id, ()))
+                                  for node in ast.walk(expr))
 
     def static_call_bad(self, call: ast.Call, spec: tuple[frozenset[int], frozenset[str]]) -> bool:
         nums, argnames = spec

@@ -85,7 +85,8 @@ class JitSites(StaticArguments):
             self.static_call_sites(call, site.parent, every_argument(params), params, snippet(self.module, call, 50),
                                    site.context, every=True)
         elif spec is not None:
-            self.static_call_sites(call, site.parent, spec, self.params_of(fun, context), snippet(self.module, call, 50), site.context)
+            self.static_call_sites(call, site.parent, spec, self.params_of(fun, context), snippet(self.module, call, 50), site.context,
+                                   fun=fun)
 
     def partial_jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
         """``partial(jax.jit, static_argnums=...)``: a decorator, or applied at once."""
@@ -93,7 +94,8 @@ class JitSites(StaticArguments):
         applied = site.parent
         if spec is not None and isinstance(applied, cst.Call) and applied.func is site.node and applied.args:
             self.static_call_sites(applied, self.c.applied_parent.get(applied), spec,
-                                   self.params_of(applied.args[0].value), snippet(self.module, applied, 50), site.context)
+                                   self.params_of(applied.args[0].value), snippet(self.module, applied, 50), site.context,
+                                   fun=applied.args[0].value)
 
     def decorated_def(self, function: cst.FunctionDef, decorator: cst.Decorator, context: Context) -> None:
         expr = decorator.decorator

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import libcst as cst
+from libcst.metadata import ClassScope
 
 from jitcheck import rules
 from jitcheck.lint import names
@@ -86,11 +87,16 @@ class StaticArguments(Callables, ChangingStatics):
         return None
 
     def static_call_sites(self, wrapper_call: cst.Call, parent: cst.CSTNode | None, spec: tuple[frozenset[int], frozenset[str]],
-                          params: tuple[str, ...] | None, spelled: str, context: Context, *, every: bool = False) -> None:
+                          params: tuple[str, ...] | None, spelled: str, context: Context, *, every: bool = False,
+                          fun: cst.BaseExpression | None = None) -> None:
         """Check every call of the jitted wrapper this file makes: right away, via a name, or via ``self.name``
-        (``every``: a wrapper under which every argument that is not an array is static)."""
+        (``every``: a wrapper under which every argument that is not an array is static; ``fun``: the function
+        wrapped, whose ``def`` JC207 reads when it is this file's)."""
+        definition = self.own_def_of(fun) if fun is not None and not every else None
+        declared = wrapper_call if definition is not None else None
         if isinstance(parent, cst.Call) and parent.func is wrapper_call:
-            self.check_static_arguments(parent, context, spec, params, spelled, every=every)
+            self.check_static_arguments(parent, context, spec, params, spelled, every=every, definition=definition,
+                                        declared=declared)
             return
         if not isinstance(parent, (cst.Assign, cst.AnnAssign)):
             return
@@ -98,13 +104,24 @@ class StaticArguments(Callables, ChangingStatics):
         for target in targets:
             if isinstance(target, cst.Name):
                 for called in self.calls_of(target):
-                    self.check_static_arguments(called.node, called.context, spec, params, target.value, every=every)
+                    self.check_static_arguments(called.node, called.context, spec, params, target.value, every=every,
+                                                definition=definition, declared=declared)
             elif isinstance(target, cst.Attribute) and target in self.c.assigned:
                 _, context = self.c.assigned[target]
                 if context.method_of is not None and isinstance(target.value, cst.Name) and target.value.value == context.self_name:
                     for called in self.c.self_calls.get((context.method_of, target.attr.value), ()):
                         self.check_static_arguments(called.node, called.context, spec, params, f"self.{target.attr.value}",
-                                                    every=every)
+                                                    every=every, definition=definition, declared=declared)
+
+    def own_def_of(self, fun: cst.BaseExpression) -> cst.FunctionDef | None:
+        """The ``def`` of this file that ``fun`` names (a plain function: not a method, whose receiver shifts the
+        positions), or None."""
+        if not isinstance(fun, cst.Name):
+            return None
+        node = getattr(self.single_referent(fun), "node", None)
+        if not isinstance(node, cst.FunctionDef) or isinstance(self.scopes.get(node), ClassScope):
+            return None
+        return node
 
     def check_static_arguments(self, call: cst.Call, context: Context, spec: tuple[frozenset[int], frozenset[str]],
                                params: tuple[str, ...] | None, callee: str, *, every: bool = False,

@@ -2,9 +2,9 @@
 
 A static argument is hashed into the cache key, so each value it takes compiles the
 function again. When the value read is a counter the class changes between calls
-(``self._n_updates += 1``) or the index of a ``for ... in range(...)`` loop, and the
-jitted function uses the parameter only in arithmetic, every compile is the same
-program: traced, the parameter would compile once. A parameter that sets a shape, a
+(``self._n_updates += 1``) or a loop's index (``range``, ``enumerate``, a ``while`` loop's
+``step += 1``), and the jitted function uses the parameter only in arithmetic, every
+compile is the same program: traced, the parameter would compile once. A parameter that sets a shape, a
 Python branch or a loop count is another program per value and is left alone.
 """
 
@@ -165,6 +165,13 @@ class ChangingStatics(Checker):
                 return False
 
         expr.visit(Reads())
+        body = getattr(context.function, "body", None)
+        if isinstance(body, cst.IndentedBlock):  # a name the function binds once from such a value: what it reads
+            bound = _bound_once(body)
+            for read in list(reads):
+                value = bound.get(read.value) if isinstance(read, cst.Name) else None
+                if value is not None:
+                    value.visit(Reads())
         if context.method_of is not None and context.self_name is not None:
             counters = self.counters(context.method_of)
             for read in reads:
@@ -177,11 +184,79 @@ class ChangingStatics(Checker):
                             Reason("counter", f"`{name}` is a counter: line {line} changes it, so the value passed "
                                               "differs from one call to the next", line))
         loop = context.loop if context.in_loop else None
-        if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) and isinstance(loop.iter, cst.Call) \
-                and get_full_name_for_node(loop.iter.func) == "range":
-            index = loop.target.value
-            if any(isinstance(read, cst.Name) and read.value == index for read in reads):
-                line = self.line_of(loop)
-                return (f"the loop index `{index}`", f"takes a new value on every iteration of the loop at line {line}",
-                        Reason("loop", f"`{index}` counts the iterations of the `for` loop at line {line}", line))
+        if loop is None:
+            return None
+        read_names = {read.value for read in reads if isinstance(read, cst.Name)}
+        for index in sorted(_counted_by(loop) & read_names):
+            line = self.line_of(loop)
+            kind = "`for`" if isinstance(loop, cst.For) else "`while`"
+            return (f"the loop index `{index}`", f"takes a new value on every iteration of the loop at line {line}",
+                    Reason("loop", f"`{index}` counts the iterations of the {kind} loop at line {line}", line))
         return None
+
+
+def _counted_by(loop: cst.CSTNode) -> set[str]:
+    """The names ``loop`` counts its iterations with: a ``for`` over ``range(...)``, the index ``enumerate(...)``
+    gives, or a name a ``while`` loop's body adds to (``step += 1``)."""
+    if isinstance(loop, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        found_in: set[str] = set()
+        clause: cst.CompFor | None = loop.for_in
+        while clause is not None:
+            found_in |= _indices(clause.target, clause.iter)
+            clause = clause.inner_for_in
+        return found_in
+    if isinstance(loop, cst.For):
+        return _indices(loop.target, loop.iter)
+    if isinstance(loop, cst.While):
+        found: set[str] = set()
+
+        class Added(cst.CSTVisitor):
+            def visit_AugAssign(self, node: cst.AugAssign) -> None:
+                if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign):
+                    found.add(node.target.value)
+
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                return False
+
+        loop.body.visit(Added())
+        return found
+    return set()
+
+
+def _bound_once(body: cst.IndentedBlock) -> dict[str, cst.BaseExpression]:
+    """The names a function body's own statements bind exactly once, by ``name = value``, with their values."""
+    values: dict[str, cst.BaseExpression] = {}
+    counts: dict[str, int] = {}
+
+    class Bindings(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    counts[target.target.value] = counts.get(target.target.value, 0) + 1
+                    values[target.target.value] = node.value
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if isinstance(node.target, cst.Name):
+                counts[node.target.value] = counts.get(node.target.value, 0) + 2
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    body.visit(Bindings())
+    return {name: value for name, value in values.items() if counts.get(name) == 1}
+
+
+def _indices(target: cst.BaseAssignTargetExpression, iterated: cst.BaseExpression) -> set[str]:
+    """The name a ``for`` clause counts with: its target over ``range(...)``, or ``enumerate``'s index."""
+    if not isinstance(iterated, cst.Call):
+        return set()
+    spelled = get_full_name_for_node(iterated.func)
+    if spelled == "range" and isinstance(target, cst.Name):
+        return {target.value}
+    if spelled == "enumerate" and isinstance(target, cst.Tuple) and target.elements \
+            and isinstance(target.elements[0].value, cst.Name):
+        return {target.elements[0].value.value}
+    return set()

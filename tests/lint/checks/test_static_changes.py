@@ -66,6 +66,70 @@ TRUE_POSITIVES = {
         """,
         [(8, "JC207")],
     ),
+    "a wrapper built by `jax.jit(f, static_argnums=...)`, called with a range index": (
+        """\
+        def shift(x, k):
+            return x + k
+        shifted = jax.jit(shift, static_argnums=1)
+        def run(x):
+            for k in range(3):
+                x = shifted(x, k)
+            return x
+        """,
+        [(3, "JC207")],
+    ),
+    "a `while` loop's count, through `partial(jax.jit, ...)` applied to a def": (
+        """\
+        def shift(x, k):
+            return jnp.add(x, k)
+        shifted = partial(jax.jit, static_argnames="k")(shift)
+        def run(x):
+            step = 0
+            while step < 3:
+                x = shifted(x, k=step)
+                step += 1
+            return x
+        """,
+        [(3, "JC207")],
+    ),
+    "enumerate's index": (
+        """\
+        @partial(jax.jit, static_argnums=1)
+        def weigh(x, i):
+            return x * (i + 1)
+        def run(batches):
+            out = []
+            for i, b in enumerate(batches):
+                out.append(weigh(b, i))
+            return out
+        """,
+        [(1, "JC207")],
+    ),
+    "a counter read through a name the method binds from it": (
+        """\
+        class Agent:
+            def __init__(self):
+                self.updates = 0
+            def train(self, x):
+                offset = (self.updates + 1) % 3
+                self.updates += 1
+                return self._train(x, offset)
+            @partial(jax.jit, static_argnums=(0, 2))
+            def _train(self, x, offset):
+                return jnp.where(offset == 0, x + 1.0, x)
+        """,
+        [(8, "JC207")],
+    ),
+    "a range index in a comprehension": (
+        """\
+        @partial(jax.jit, static_argnums=1)
+        def weigh(x, i):
+            return x * (i + 1)
+        def run(x):
+            return [weigh(x, i) for i in range(3)]
+        """,
+        [(1, "JC207")],
+    ),
 }
 
 TRUE_NEGATIVES = {
@@ -116,6 +180,20 @@ TRUE_NEGATIVES = {
             def _train(self, x, delay):
                 return x * delay
         """,
+    "a name bound twice: not known to hold the counter": """\
+        class Agent:
+            def __init__(self):
+                self.updates = 0
+            def train(self, x, fixed):
+                offset = (self.updates + 1) % 3
+                if fixed:
+                    offset = 0
+                self.updates += 1
+                return self._train(x, offset)
+            @partial(jax.jit, static_argnums=(0, 2))
+            def _train(self, x, offset):
+                return jnp.where(offset == 0, x + 1.0, x)
+        """,
     "a loop over items, not a count": """\
         @partial(jax.jit, static_argnums=1)
         def decay(x, rate):
@@ -151,6 +229,14 @@ def test_the_help_makes_the_loop_index_traced_and_jax_compiles_once() -> None:
 def test_a_shape_index_is_another_program_each_time_whatever_is_done() -> None:
     body = textwrap.dedent(TRUE_NEGATIVES["the index sets a shape: another program per value"])
     assert compiles_of(body, "run(jnp.ones(1))", "padded") == 3
+
+
+def test_a_while_loop_s_count_compiles_once_per_value_and_once_when_traced() -> None:
+    body = TRUE_POSITIVES["a `while` loop's count, through `partial(jax.jit, ...)` applied to a def"][0]
+    assert compiles_of(textwrap.dedent(body), "run(jnp.ones(2))", "shift") == 3
+    traced = textwrap.dedent(body).replace('partial(jax.jit, static_argnames="k")(shift)', "jax.jit(shift)")
+    assert compiles_of(traced, "run(jnp.ones(2))", "shift") == 1
+    assert check(traced) == []
 
 
 def test_the_evidence_names_the_counter_and_the_arithmetic() -> None:
