@@ -524,14 +524,35 @@ def _aliases(source: str, named: frozenset[str]) -> frozenset[str]:
     return frozenset(m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in named)
 
 
-def _as_word(names: Iterable[str], after: str, text: str) -> bool:
-    """Whether one of ``names`` stands in ``text`` as a whole word followed by the pattern ``after``. The names come
-    first in the pattern, so that the regex engine skips to where one may start (a leading ``\\b`` would make it try
-    every position), and the word's start is judged here."""
-    for match in re.finditer(r"(?:%s)\b%s" % ("|".join(map(re.escape, sorted(names))), after), text):
+_WORD = re.compile(r"\w+")
+"""A run of word characters (``\\w``: a letter, a digit or ``_``, as ``str.isalnum`` and ``\\b`` read them)."""
+
+
+def _words(text: str) -> set[str]:
+    """Every maximal run of word characters in ``text``: the words a name can stand as."""
+    return set(_WORD.findall(text))
+
+
+def _as_word(names: Iterable[str], after: str, text: str, words: set[str] | None = None) -> bool:
+    """Whether one of ``names`` stands in ``text`` as a whole word followed by the pattern ``after``.
+
+    Only the names that are words of ``text`` (``words``, those of ``text`` or of a text holding it) go into
+    the pattern: a project's jitted functions with static arguments are hundreds of names, and one alternation
+    of them all made the regex engine try each name at almost every position of every file (on a tree of 134
+    libraries as one project, most of the static pass's CPU). The names come first in the pattern, so that the
+    engine skips to where one may start (a leading ``\\b`` would make it try every position), and the word's
+    start is judged here; a match inside a longer word is passed over, and the search goes on from the next
+    position (not from the match's end: a comment the match swallowed is searched too)."""
+    wanted = sorted(frozenset(names).intersection(_words(text) if words is None else words))
+    if not wanted:
+        return False
+    pattern = re.compile(r"(?:%s)\b%s" % ("|".join(map(re.escape, wanted)), after))
+    match = pattern.search(text)
+    while match is not None:
         start = match.start()
         if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
             return True
+        match = pattern.search(text, start + 1)
     return False
 
 
@@ -552,9 +573,10 @@ def may_have_sites(source: str, graph_constructors: Iterable[str] = (), jit_wrap
         return True
     named = found[0] | found[1]
     starts = named | _aliases(source, named) | (hints.static_jitted if hints is not None else frozenset())
-    if _as_word(starts, r"(?=" + _TRIVIA + r"[(),])", source):
+    words = _words(source)  # a decorator's line holds no word the whole text lacks
+    if _as_word(starts, r"(?=" + _TRIVIA + r"[(),])", source, words):
         return True
-    return any(_as_word(starts, "", line) for line in _DECORATOR_LINE.findall(source))
+    return any(_as_word(starts, "", line, words) for line in _DECORATOR_LINE.findall(source))
 
 
 def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterable[str], hints: Hints | None,

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from jitcheck.lint.collect import _ALIAS
 from jitcheck.lint.index import Hints
-from jitcheck.lint.prefilter import _aliases, may_have_sites, positive_sites
+from jitcheck.lint.prefilter import _TRIVIA, _aliases, _as_word, may_have_sites, positive_sites
 
 ROOT = Path(__file__).resolve().parents[2]
 HINTS = Hints(static_jitted=frozenset({"step", "update", "apply", "solve"}))
@@ -98,3 +101,51 @@ def test_the_aliases_are_those_of_a_scan_of_every_word() -> None:
         assert _aliases(text, named) == scanned, text
         with_aliases += bool(scanned)
     assert with_aliases >= 5
+
+
+def _one_alternation(names: frozenset[str], after: str, text: str) -> bool:
+    """The word test as it was: every name in one alternation, a rejected match's text skipped."""
+    for match in re.finditer(r"(?:%s)\b%s" % ("|".join(map(re.escape, sorted(names))), after), text):
+        start = match.start()
+        if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
+            return True
+    return False
+
+
+def test_the_word_test_is_that_of_one_alternation_of_every_name() -> None:
+    """:func:`_as_word` puts in its pattern only the names that are words of the text: on this project's code, with
+    a few hundred names (most of them no word of any file, some common ones) it answers as the one alternation of
+    every name did, and each name is found wherever it stands as a word before a bracket."""
+    texts = [p.read_text(encoding="utf-8") for folder in ("jitcheck", "tests") for p in sorted((ROOT / folder).rglob("*.py"))]
+    common = ["step", "update", "apply", "solve", "run", "f", "x", "self", "jit", "pmap", "text", "path", "_", "i"]
+    names = frozenset([*common, *(f"never_spelled_{n}" for n in range(300))])
+    after = r"(?=" + _TRIVIA + r"[(),])"
+    found = 0
+    for text in texts:
+        for chosen in (names, frozenset(common[:4]), frozenset({"jit"})):
+            for tail in (after, ""):
+                expected = _one_alternation(chosen, tail, text)
+                assert _as_word(chosen, tail, text) == expected, text[:80]
+                found += expected
+    assert found > 100
+    spelled = "def g(x):\n    return xstep (x) + step(x)  # a step\n"
+    assert _as_word({"step"}, after, spelled) and not _as_word({"step"}, after, "xstep(1)\n")
+
+
+def test_the_word_test_does_not_grow_with_names_the_text_lacks() -> None:
+    """A project's jitted functions with static arguments may be hundreds of names (474 on the corpus's tree of 134
+    libraries as one project): the test of a text costs about as much with them as with the text's own few."""
+    text = "\n".join(f"def fn_{n}(x, y):\n    return helper_{n}(x) + y  # step {n}\n" for n in range(2_000))
+    many = frozenset(f"{letter}{n}_jitted" for letter in "abcdefghijklmnopqrstuvwxyz_" for n in range(20))
+    after = r"(?=" + _TRIVIA + r"[(),])"
+
+    def seconds(call: Callable[[], bool]) -> float:
+        started = time.process_time()
+        for _ in range(3):
+            assert not call()
+        return time.process_time() - started
+
+    alone = seconds(lambda: _as_word(frozenset({"jitted_1"}), after, text))
+    joined = seconds(lambda: _as_word(many, after, text))
+    everything = seconds(lambda: _one_alternation(many, after, text))
+    assert joined < 3 * alone + 0.05 and joined * 5 < everything, (alone, joined, everything)
