@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 
 import libcst as cst
-from libcst.helpers import get_full_name_for_node
 from libcst.metadata import ClassScope
 
 from jitcheck import rules
@@ -141,9 +140,8 @@ class JitSites(StaticArguments):
                             spec: tuple[frozenset[int], frozenset[str]]) -> None:
         """The calls ``self.m(...)`` (or ``cls.m(...)``) the class makes of its jitted method ``m``, for JC207: the
         receiver is bound first, so the call's positions are the method's shifted by one (a static method's not)."""
-        kinds = {(get_full_name_for_node(d.decorator) or "").rsplit(".", 1)[-1] for d in function.decorators}
         params = self.def_params(function)
-        if "staticmethod" not in kinds:
+        if self.class_method_kind(self.c.classes.get(cls), function.name.value, set()) != "static":
             nums, argnames = spec
             spec = (frozenset(n - 1 for n in nums if n >= 1), argnames | {params[n] for n in nums if 0 <= n < len(params)})
             params = params[1:]

@@ -33,7 +33,8 @@ SHAPE_FUNCTIONS = frozenset({
 SHAPE_KEYWORDS = frozenset({"shape", "axis", "axes", "num", "size", "length", "n", "k", "dtype", "num_classes"})
 """Keyword arguments that take a concrete number."""
 
-_ARITHMETIC = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Arg, cst.ComparisonTarget)
+_ARITHMETIC = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget)
+"""What a number passes through and stays a number (the walk up from a use stops at the first other node)."""
 
 
 class _Uses(cst.CSTVisitor):
@@ -99,8 +100,7 @@ class ChangingStatics(Checker):
         while pending:
             name, chain = pending.pop(0)
             index = len(chain) - 1
-            while index >= 0 and isinstance(chain[index], (*_ARITHMETIC, cst.LeftParen, cst.RightParen)) \
-                    and not (isinstance(chain[index], cst.Arg)):
+            while index >= 0 and isinstance(chain[index], _ARITHMETIC):
                 index -= 1
             holder = chain[index] if index >= 0 else None
             if isinstance(holder, cst.Arg):
@@ -129,8 +129,8 @@ class ChangingStatics(Checker):
                         context: Context, callee: cst.FunctionDef | None, callee_name: str,
                         declared: cst.CSTNode | None) -> None:
         """Report the static spec ``declared`` (the jit decorator of ``callee``) when ``expr``, passed as the static
-        ``position`` (parameter ``param``), reads a counter of the caller's class or the index of the ``range`` loop
-        around the call, and ``callee`` uses the parameter only as data: the fix is made there."""
+        ``position`` (parameter ``param``), reads a counter of the caller's class or an index of the loop around the
+        call (:func:`_counted_by`), and ``callee`` uses the parameter only as data: the fix is made there."""
         if callee is None or param is None or declared is None:
             return
         found = self._changing_source(expr, context)
@@ -186,13 +186,14 @@ class ChangingStatics(Checker):
         loop = context.loop if context.in_loop else None
         if loop is None:
             return None
-        read_names = {read.value for read in reads if isinstance(read, cst.Name)}
-        for index in sorted(_counted_by(loop) & read_names):
-            line = self.line_of(loop)
-            kind = "`for`" if isinstance(loop, cst.For) else "`while`"
-            return (f"the loop index `{index}`", f"takes a new value on every iteration of the loop at line {line}",
-                    Reason("loop", f"`{index}` counts the iterations of the {kind} loop at line {line}", line))
-        return None
+        counted = sorted(_counted_by(loop) & {read.value for read in reads if isinstance(read, cst.Name)})
+        if not counted:
+            return None
+        index, line = counted[0], self.line_of(loop)
+        kind = "the `for` loop" if isinstance(loop, cst.For) else "the `while` loop" if isinstance(loop, cst.While) \
+            else "the comprehension"
+        return (f"the loop index `{index}`", f"takes a new value on every iteration of {kind} at line {line}",
+                Reason("loop", f"`{index}` counts the iterations of {kind} at line {line}", line))
 
 
 def _counted_by(loop: cst.CSTNode) -> set[str]:

@@ -239,6 +239,15 @@ def test_a_while_loop_s_count_compiles_once_per_value_and_once_when_traced() -> 
     assert check(traced) == []
 
 
+def test_the_evidence_names_the_kind_of_loop_it_saw() -> None:
+    for name, kind in (("a range index in a comprehension", "comprehension"), ("enumerate's index", "`for` loop"),
+                       ("a `while` loop's count, through `partial(jax.jit, ...)` applied to a def", "`while` loop")):
+        found = check_source(HEADER + textwrap.dedent(TRUE_POSITIVES[name][0]), "module.py")
+        assert [reason.kind for reason in found[0].evidence.again] == ["passed", "loop"]
+        assert f"iterations of the {kind} at line" in found[0].evidence.again[1].text, found[0].evidence.again[1].text
+        assert f"every iteration of the {kind} at line" in found[0].message
+
+
 def test_the_evidence_names_the_counter_and_the_arithmetic() -> None:
     found = check_source(HEADER + textwrap.dedent(AGENT), "module.py")
     evidence = found[0].evidence
