@@ -214,6 +214,19 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     # hold no jit site; pgmax 0.6.1, labelled, is left out: pip cannot fetch its sdist without building it):
     ("orthax", "0.2.11"),
     ("coix", "0.1.0"),
+    # round 12 (5 December 2026; candidates from PyPI's list of names holding "jax", sdists with jit sites; scored
+    # once as they stood at main d39c872):
+    ("agrijax", "0.0.1"),
+    ("fedjax", "0.0.17"),
+    ("jax-hf", "2.2.1"),
+    ("jax-rrtmgp", "0.5.0"),
+    ("jax-sysid", "1.1.0"),
+    ("jaxace", "0.7.0"),
+    ("jaxcont", "0.4.0"),
+    ("jaxfin", "0.3.3"),
+    ("jaxlem", "0.1.8"),
+    ("jaxsso", "1.0.1"),
+    ("jaxus", "0.2.1"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
@@ -305,6 +318,21 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("jaxtorch", "0.6.0"),
     # round 11's (bayesnewton 1.3.4, jaxtyping 0.3.11, jmp 0.0.4 and sympy2jax 0.0.8, also sealed, hold no jax jit site):
     ("nifty8", "8.5.7"),
+    # round 12's (jax2d's sites are all plain decorators, none labelled; no bug among the 86 labels):
+    ("amjax", "0.0.3"),
+    ("booz-xform-jax", "0.5.3"),
+    ("cbfjax", "0.2.0"),
+    ("dire-jax", "0.2.1"),
+    ("fracjax", "0.1.1"),
+    ("grater-jax", "0.3.0"),
+    ("jax-bandflux", "1.0.0"),
+    ("jax-pt", "1.0.0"),
+    ("jax2d", "1.0.2"),
+    ("jaxion", "0.0.13"),
+    ("jaxnrsur", "1.0.0"),
+    ("jaxnu", "0.2.4"),
+    ("jaxqtl", "0.3.1"),
+    ("jaxstar", "0.1.1"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
