@@ -376,6 +376,16 @@ class Frequency(Resolver):
             return False
         calls = [site for site in self.uses_of(target) if self.within(site.context.function, built.function)
                  and not self.under_trace(site)]  # a call made only while a closure is traced is inlined there
+        function = built.function
+        if isinstance(function, cst.FunctionDef) and not built.in_loop:
+            stored = [site for site in calls if site.context.function is function and self.returned_object(site.node, function)]
+            returned = isinstance(target, cst.FunctionDef) and target in self.returned_closures(function)
+            if stored or returned:
+                calls = [site for site in calls if site not in stored]
+                if not calls:
+                    # The factory's product (`return Model(init, apply)`, `return step`): built once per call of
+                    # the factory, so rebuilt only where a caller uses the product where it makes it, again and again.
+                    return self.product_repeated(function, built)
         if not calls:
             return False
         direct = [site for site in calls if site.context.function is built.function]
@@ -388,9 +398,7 @@ class Frequency(Resolver):
                 # A factory (it returns a closure that uses the wrapper): the wrapper lives on in it, built once per use of the
                 # factory; a rebuild per call only when the factory itself is called again and again here,
                 # at call sites that use its product where they make it (a product kept is built once).
-                sites = [site for site in self.callers(built.function, built) if self.product_used(site)]
-                return len(sites) >= 2 or any(s.context.in_loop for s in sites) or (
-                    len(sites) == 1 and self.repeated(sites[0].context))
+                return self.product_repeated(built.function, built)
             # A public driver: reported, on the guess that users call it again (preview). A wrapper used only by
             # closures of the building function lives on in what it returns or stores (`NeighborFns(allocate, update)`):
             # callers elsewhere that call it again may keep each product, which their records do not show.
@@ -398,6 +406,50 @@ class Frequency(Resolver):
                 return self.repeated(built, functions_are_api=False, across=False)
             return self.repeated(built)
         return True
+
+    def product_repeated(self, function: cst.FunctionDef, built: Context) -> bool:
+        """True when the factory ``function``'s callers here use its product where they make it (:meth:`product_used`)
+        at two sites that can both run, in a loop, or at one site whose function runs again."""
+        sites = [site for site in self.callers(function, built) if self.product_used(site)]
+        if any(site.context.in_loop for site in sites):
+            return True
+        if len(sites) == 1:
+            return self.repeated(sites[0].context)
+        # Two drivers that each build the product once and use it over a loop of their own (`pso`, `mcmc`) compile
+        # it once per run each, unless a driver is shown to run again (a guess that it does is not evidence here).
+        return len([site for site in sites if not self.amortised(site) or self.driver_again(site.context)]) >= 2
+
+    def driver_again(self, context: Context) -> bool:
+        """True when the function of ``context`` is shown to run more than once: called in a loop or at two sites
+        that can both run, here or in another module of the run (not assumed from its being public)."""
+        function = context.function
+        return isinstance(function, cst.FunctionDef) and self.called_again(function, context, self.callers(function, context))
+
+    def amortised(self, site: CallSite) -> bool:
+        """True when the factory call ``site``, outside any loop, binds its product to a name that its function
+        calls only inside a loop, or hands only to the constructors of objects that keep it (`PSO(logL, ...)`): one
+        build serves every pass of that loop, or the object's whole life (a driver's build)."""
+        parent = site.parent
+        if site.context.in_loop or not isinstance(parent, (cst.Assign, cst.AnnAssign)):
+            return False
+        targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+        if len(targets) != 1 or not isinstance(targets[0], cst.Name):
+            return False
+        uses = self.uses_of(targets[0])
+        return bool(uses) and all(use.context.function is site.context.function and (
+            use.context.in_loop or _constructor(use.node) and use.node.func is not targets[0]) for use in uses)
+
+    def returned_object(self, call: cst.Call, function: cst.FunctionDef) -> bool:
+        """True when ``call`` builds an object that ``function`` returns (``return Model(init, apply)``, directly or in
+        a returned tuple): a class, by the convention that class names are capitalised. What it is handed is kept in
+        that object, the function's product, rather than called where it is made."""
+        if not _constructor(call):
+            return False
+        for value in returned_values(function):
+            items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+            if any(item is call for item in items):
+                return True
+        return False
 
     def returns_closure(self, function: cst.FunctionDef) -> bool:
         """True when ``function`` returns a function it defines: a factory (see :meth:`returned_closures`)."""
@@ -487,6 +539,14 @@ def runs_of(sites: list[CallSite]) -> list[CallSite]:
         if not any(site.exclusive(other) for other in kept):
             kept.append(site)
     return kept
+
+
+def _constructor(call: cst.Call) -> bool:
+    """True when ``call`` builds an object of a class, by the convention that class names are capitalised
+    (``Model(init, apply)``, ``optim.PSO(f)``; not a constant's name in capitals)."""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name[:1].isupper() and not name.isupper()
 
 
 __all__ = ["Frequency"]
