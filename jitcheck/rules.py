@@ -367,7 +367,10 @@ ARRAY_STATIC = _rule(
 `jax.jit` hashes static arguments to find the compiled program. numpy and jax
 arrays are not hashable (and compare elementwise), so an array as a static argument
 or node setting fails, or, hidden in an object hashed by identity, silently makes
-a new key each time. An array is data: it belongs among the traced inputs.
+a new key each time. An array is data: it belongs among the traced inputs. A
+parameter of a jitted function handed on as another jitted function's static argument
+is one too: a tracer while the outer body is traced, which jax refuses to hash
+("Non-hashable static arguments are not supported").
 """,
     example="""
 f = jax.jit(apply, static_argnums=1)

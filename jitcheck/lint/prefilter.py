@@ -38,6 +38,18 @@ def _last(node: ast.expr) -> str | None:
     return None
 
 
+_JIT_LAST_NAMES = names.last_names(names.JIT_WRAPPERS)
+
+
+def _jit_spelled(decorator: ast.expr) -> bool:
+    """Could ``decorator`` apply a jit: ``@jit``, ``@jax.jit(...)``, ``@partial(jax.jit, ...)``, ``@ops.jit`` (by last name)."""
+    if isinstance(decorator, ast.Call):
+        if _last(decorator.func) in _JIT_LAST_NAMES:
+            return True
+        return bool(decorator.args) and _last(decorator.args[0]) in _JIT_LAST_NAMES
+    return _last(decorator) in _JIT_LAST_NAMES
+
+
 def _spelled(node: ast.expr) -> str | None:
     """``name`` or ``receiver.attr`` (one level), the way a jitted binding is called."""
     if isinstance(node, ast.Name):
@@ -90,6 +102,9 @@ class _Index:
         """Names a loop may count with: a ``for`` over ``range(...)``, ``enumerate``'s index, a name added to."""
         self.counters: set[str] = set()
         """Attributes changed by arithmetic on themselves (``self.n += 1``, ``self.n = self.n + 1``)."""
+        self.jitted_params: set[str] = set()
+        """Parameters of functions a decorator spelled like a jit wraps: tracers while their body is traced (JC201
+        when handed on as a static argument)."""
         self._walk(tree, None, None, False)
 
     def _walk(self, node: ast.AST, parent: ast.AST | None, function: Function | None, loop: bool) -> None:
@@ -112,6 +127,9 @@ class _Index:
                 self.binders.setdefault(node.name, set()).add((id(function) if function else 0, loop))
                 if isinstance(parent, ast.ClassDef):
                     self.class_of[id(node)] = parent
+                if any(_jit_spelled(d) for d in node.decorator_list):
+                    arguments = node.args
+                    self.jitted_params.update(a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
                 outer = [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
                 stack.extend((child, node, function, loop) for child in outer)
                 stack.extend((child, node, node, False) for child in node.body)
@@ -311,7 +329,7 @@ class _Judge:
         if isinstance(expr, ast.UnaryOp):
             return self.suspicious(expr.operand, depth)
         if isinstance(expr, ast.Name):
-            if expr.id in self.index.nested_defs:
+            if expr.id in self.index.nested_defs or expr.id in self.index.jitted_params:
                 return True
             if depth >= 2:
                 return expr.id in self.index.values

@@ -138,8 +138,59 @@ class StaticArguments(Callables, ChangingStatics):
                 label = f"static argument `{key}`"
                 param = key
             suffix = " (not an array, so static under `equinox.filter_jit`)" if every else ""
+            if not every and self.traced_static(value, f"{label} of `{callee}`", context, declared):
+                continue
             self.static_value(value, f"{label} of `{callee}`{suffix}", context, every=every, call=call)
             self.changing_static(value, f"{label} of `{callee}`", param, call, context, definition, callee, declared)
+
+    def traced_static(self, value: cst.BaseExpression, position: str, context: Context, declared: cst.CSTNode | None) -> bool:
+        """Report JC201 when ``value`` is a parameter of the jitted function whose body holds the call, not among that
+        function's static arguments: a tracer while that body is traced, and a tracer cannot be hashed (jax raises
+        "Non-hashable static arguments are not supported"). Reported at ``declared``, the decorator that makes the
+        argument static, where the fix goes, when this file has it."""
+        function = context.function
+        if not isinstance(value, cst.Name) or not isinstance(function, cst.FunctionDef) or value.value == context.self_name:
+            return False
+        traced = self.traced_parameters(function)
+        node = getattr(self.single_referent(value), "node", None)
+        if traced is None or value.value not in traced or not isinstance(node, cst.Param) or node not in (
+                *function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+            return False
+        line = self.line_of(function.decorators[0]) if function.decorators else self.line_of(function)
+        evidence = Evidence((Reason("traced", f"`{value.value}` is a parameter of `{function.name.value}`, jitted at line {line} "
+                                    "without it among its static arguments: a tracer while its body is traced, which "
+                                    "cannot be hashed", line),))
+        self.report(declared if declared is not None else value, rules.ARRAY_STATIC, {
+            "subject": f"`{value.value}` (a traced parameter of the jitted `{function.name.value}`)", "position": position},
+            evidence=evidence)
+        return True
+
+    def traced_parameters(self, function: cst.FunctionDef) -> set[str] | None:
+        """The parameters of ``function`` that hold tracers while it runs under the jit its decorator applies (those
+        not declared static), or None when no jit decorates it or its static arguments cannot be read."""
+        for decorator in function.decorators:
+            expr = decorator.decorator
+            args: Sequence[cst.Arg] = ()
+            if isinstance(expr, cst.Call):
+                wrapper = self.wrapper_for(expr.func)
+                args = expr.args
+                if wrapper is None and self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args:
+                    wrapper, args = self.wrapper_for(expr.args[0].value), expr.args[1:]
+            else:
+                wrapper = self.wrapper_for(expr)
+            if wrapper is None:
+                continue
+            if wrapper.static_all:
+                return None  # every argument that is not an array is static (equinox's filter_jit)
+            spec = self.static_spec(args, wrapper) if args else None
+            if spec is None and any(a.keyword is not None and a.keyword.value in (wrapper.static_argnums, wrapper.static_argnames)
+                                    for a in args):
+                return None  # declared, but not as literals
+            nums, argnames = spec if spec is not None else (frozenset(), frozenset())
+            params = self.def_params(function)
+            return {name for index, name in enumerate(params) if index not in nums and name not in argnames} | {
+                p.name.value for p in function.params.kwonly_params if p.name.value not in argnames}
+        return None
 
     def static_value(self, expr: cst.BaseExpression, position: str, context: Context, *, every: bool = False,
                      call: cst.Call | None = None) -> None:
