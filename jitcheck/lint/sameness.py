@@ -344,6 +344,10 @@ class Sameness(Repetition):
             if all(_number(item) for item in items):
                 # Floats are values; a literal list of integers is as often sizes (other shapes, other programs).
                 return "numbers" if any(_float(item) for item in items) else "unknown"
+            rows = [[e.value for e in item.elements] if isinstance(item, (cst.Tuple, cst.List)) else None for item in items]
+            if all(row and all(_number(value) for value in row) for row in rows) and not any(
+                    _float(value) for row in rows for value in row or ()):
+                return "unknown"  # rows of integers (`(64, 64, 8, 2)`): as often sizes as a list of integers is
             shapes = {_NUMBER.sub("#", " ".join(self.module.code_for_node(item).split())) for item in items}
             if len(shapes) == 1 and not any(isinstance(item, (cst.SimpleString, cst.ConcatenatedString, cst.Name,
                                                                   cst.Attribute, cst.Lambda)) for item in items):
