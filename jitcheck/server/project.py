@@ -36,8 +36,7 @@ class Judgement:
     judged_parts: int = 0
     """How many of its parts were judged anew (the others' findings were kept)."""
     stored_summary: bool = False
-    """Whether the file's summary was read from the cache folder or made whole by a helper (it is summarized statement
-    by statement later, after the publication)."""
+    """Whether the file's summary was read from the cache folder (it is summarized statement by statement later)."""
 
 
 class Project:
@@ -72,37 +71,24 @@ class Project:
         text = text[1:] if text.startswith("\ufeff") else text
         helpers = self.checker.helpers
         store = self.stored.for_config(file.config)
-        long = text.count("\n") > 2 * self.checker.batch_lines
-        if (helpers is not None and path not in self._last and long
+        if (helpers is not None and path not in self._last and text.count("\n") > 2 * self.checker.batch_lines
                 and (store is None or not store.entries)):  # (with parts stored, they start if parts are missing)
             helpers.start()  # a long file's first judgement: they load while its statements and summary are read
+        self.summaries.load_project(file.config, opened=path)
+        # Once per change, for the summary and the parts alike: only the statements the edit touched are parsed.
+        edited(self._last.get(path), text)
         first = path not in self._completed
+        self._last[path] = text
         # A file's first judgement in a session reads and adds to the stored parts (an edit's parts are not stored:
         # the store stays the size of the files opened). Its summary for the project index is a function of its
         # text: stored with them.
         summary_key = f"summary:{digest(text.encode('utf-8', 'surrogatepass'), package_init=False)}"
         stored = store.entries.get(summary_key) if store is not None and first else None
         known = stored[0][0] if stored and stored[0] and isinstance(stored[0][0], dict) else None
-        # A long file's first summary is made whole by a helper that is up (the command line's summary: the same as the
-        # one joined statement by statement, tested), while this thread reads its statements: the helper has nothing
-        # else to do until the first batch, and the statement by statement summary is made after the publication.
-        helped = (helpers.summarize(text) if helpers is not None and known is None and first and long and helpers.up
-                  else None)
-        self.summaries.load_project(file.config, opened=path)
-        # Once per change, for the summary and the parts alike: only the statements the edit touched are parsed.
-        edited(self._last.get(path), text)
-        self._last[path] = text
-        made = None
-        if helped is not None:
-            try:
-                made = helped.result()
-            except Exception:  # a helper that died: the summary is made here
-                made = None
-        later = known is not None or made is not None
-        summary = self.summaries.update(path, text, known=known if known is not None else made)
-        if later:  # summarized statement by statement after the publication (persist)
+        summary = self.summaries.update(path, text, known=known)
+        if known is not None:
             self._unwarmed.append((path, text))
-        if known is None and first and summary is not None and store is not None:
+        elif first and summary is not None and store is not None:
             store.put_rows(summary_key, [[summary]])
         before = self.checker.judged_parts
         findings = self.checker.check(text, str(path), file.settings, index=self.summaries.joined(),
@@ -110,7 +96,7 @@ class Project:
                                       stale=stale, store=store if first else None)
         self._completed.add(path)
         return Judgement(tuple(f for f in findings if f.code in file.select), file,
-                         judged_parts=self.checker.judged_parts - before, stored_summary=later)
+                         judged_parts=self.checker.judged_parts - before, stored_summary=known is not None)
 
     def changed(self, path: Path, text: str) -> frozenset[Path]:
         """Record ``path``'s new text in the index; the other files to judge again."""

@@ -135,36 +135,6 @@ def test_a_long_files_first_judgement_starts_the_helpers_as_it_begins_and_a_shor
 
 
 
-def test_a_long_files_first_summary_is_made_by_a_helper_that_is_up_and_statement_by_statement_after_it(tmp_path: Path) -> None:
-    """The helper makes the command line's summary of the whole text while the analysis thread reads its statements;
-    the findings are the same as a judgement without helpers, and after the publication (``persist``) the summary is
-    kept statement by statement: an edit then gives the command line's summary of the edited text."""
-    from jitcheck.lint import index as lint_index
-    from jitcheck.server.helpers import Helpers
-    from jitcheck.server.project import Project
-
-    block = ("def loss_{i}(p, x):\n    return p * x\n\n\nstep_{i} = jax.jit(loss_{i})\n\n\n"
-             "def train_{i}(p, xs):\n    for x in xs:\n        p = jax.jit(lambda q: q - loss_{i}(q, x))(p)\n    return p\n\n\n")
-    text = "import jax\n\n\n" + "".join(block.format(i=i) for i in range(150))
-    path = tmp_path / "long.py"
-    alone = Project(Helpers(0)).judge(path, text)
-    project = Project(Helpers(1))
-    try:
-        assert project.checker.helpers is not None
-        project.checker.helpers.ready()
-        judged = project.judge(path, text)
-        assert judged.stored_summary and judged.findings == alone.findings and len(judged.findings) == 150
-        name = project.summaries.module(path)
-        assert project.summaries.joined().modules[name] == lint_index.summarize(text)
-        project.persist()
-        edited = text.replace("loss_7(q, x))", "loss_7(q, x + 1))")
-        again = project.judge(path, edited)
-        assert not again.stored_summary and again.findings == Project(Helpers(0)).judge(path, edited).findings
-        assert project.summaries.joined().modules[name] == lint_index.summarize(edited)
-    finally:
-        project.end()
-
-
 def test_a_helper_warms_up_on_a_module_with_findings() -> None:
     """A helper judges ``WARM_SOURCE`` as it starts: a module with jit sites, so that its whole analysis runs once."""
     from jitcheck.server.helpers import WARM_SOURCE, warm
