@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from jitcheck.lint.check import Checked
-    from jitcheck.lint.index import ProjectIndex, Summary
+    from jitcheck.lint.index import ProjectIndex
     from jitcheck.lint.settings import Settings
 
 WARM_SOURCE = """\
@@ -116,12 +116,6 @@ def _check(source: str, path: str, settings: Settings, index: ProjectIndex | Non
     return check_text(source, path, settings, index=index, module_name=module_name)
 
 
-def _summarize(text: str) -> Summary:
-    from jitcheck.lint.index import summarize
-
-    return summarize(text)
-
-
 class Helpers:
     """A pool of helper processes, started when first asked for (``count`` 0: none, everything in this thread)."""
 
@@ -159,16 +153,6 @@ class Helpers:
     def ready(self) -> None:
         """Start the helpers if they are not, and wait until one has loaded the static pass (raises if none can)."""
         self._running()[1].result()
-
-    @property
-    def up(self) -> bool:
-        """Whether the helpers are running and have loaded the static pass (work handed to them now starts at once)."""
-        started = self._started
-        return started is not None and started.done() and started.exception() is None
-
-    def summarize(self, text: str) -> Future[Summary]:
-        """``jitcheck.lint.index.summarize(text)`` (a module's summary for the project index) in a helper."""
-        return self._running()[0].submit(_summarize, text)
 
     def check(self, source: str, path: str, settings: Settings, index: ProjectIndex | None,
               module_name: str) -> Future[Checked]:
