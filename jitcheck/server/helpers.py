@@ -111,9 +111,20 @@ def _up() -> bool:
 
 
 def _check(source: str, path: str, settings: Settings, index: ProjectIndex | None, module_name: str) -> Checked:
+    """A batch's check, with the collector's automatic passes paused while it runs and the young generations
+    collected after it, as the analysis thread judges the batches of a first judgement (:mod:`jitcheck.server.slices`):
+    with the passes on, the full ones scan the batch's whole libcst tree again and again while it is alive."""
     from jitcheck.lint.check import check_text
 
-    return check_text(source, path, settings, index=index, module_name=module_name)
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return check_text(source, path, settings, index=index, module_name=module_name)
+    finally:
+        if paused:
+            gc.collect(1)  # the batch's garbage (libcst's trees and their cycles) goes at once
+            gc.enable()
 
 
 class Helpers:
