@@ -6,8 +6,8 @@ loads the static pass and judges a small module once (:func:`warm`: the walks' p
 tables, libcst's hooks) as it starts, before it loads the protocol's modules or starts any
 thread, and *forks* its helpers then (:meth:`Helpers.start` with ``preloaded``): they are
 ready at once, loaded and warm, with no interpreter of their own to start (a fresh one took
-about a second of CPU and was still loading when the editor opened its first file: it
-judged almost nothing of that file's first judgement and slowed the server's). Helpers
+about a second of CPU beside the server's own start, and on a loaded machine could still be
+loading when the editor opened its first file). Helpers
 started later (a server built otherwise, as the tests do, or new helpers after one died,
 when the server runs threads a fork would not copy) are fresh interpreters (``spawn``),
 started on the first judgement that has more than one batch to judge, or as the first
