@@ -139,7 +139,7 @@ class Helpers:
     def _running(self, preloaded: bool = False) -> tuple[ProcessPoolExecutor, Future[bool]]:
         with self._lock:
             if self._pool is None or self._started is None:
-                fork = preloaded and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+                fork = preloaded and threading.active_count() == 1 and sys.platform.startswith("linux")
                 self._pool = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
                                                  initializer=_forked if fork else _start)
                 self._started = self._pool.submit(_up)  # (forked: the pool forks its processes here, before its own thread)
@@ -151,7 +151,8 @@ class Helpers:
         ``preloaded``: this process has loaded the static pass and judged :data:`WARM_SOURCE` (:func:`warm`), and what
         survives is set aside from the collector (``gc.freeze``): the helpers are forked from it, ready at once. Only
         while this process runs no other thread (a fork copies the calling thread alone, and the locks the others
-        hold stay held in the copy); else, or where there is no fork, they are spawned as fresh interpreters.
+        hold stay held in the copy), and on Linux only (macOS's system libraries are not safe in a forked child:
+        Python spawns there by default); else they are spawned as fresh interpreters.
         """
         if self.count:
             self._running(preloaded)
