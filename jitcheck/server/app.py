@@ -278,9 +278,11 @@ def build(helpers: Helpers | None = None) -> JitcheckServer:
     """The server with every handler registered (the modules it runs on set aside from the garbage collector);
     ``helpers``: the helper processes it shares a first judgement with (default: started when one needs them).
 
-    The analysis thread does not judge a small module first, as the helpers do: measured, it took from a file's
-    first judgement what a process's first check pays once (about 35 ms of CPU), and gave it to a reopened file's
-    judgement (the parts stored: the open waited for it, about 40 ms more)."""
+    The analysis thread does not judge a small module first: measured, it took from a file's first judgement what a
+    process's first check pays once (about 35 ms of CPU), and gave it to a reopened file's judgement (the parts
+    stored: the open waited for it, about 40 ms more). ``jitcheck server`` judges one in its main thread instead, as
+    it starts, before it forks its helpers (:mod:`jitcheck.server.cli`): before ``initialize`` is answered, so no
+    open waits for it."""
     server = JitcheckServer(helpers)
 
     @server.feature(types.INITIALIZE)

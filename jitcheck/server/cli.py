@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import logging
 import os
@@ -21,12 +22,16 @@ def main(argv: Sequence[str] = ()) -> int:
     args = parser.parse_args(list(argv))
     if not all(map(_installed, ("pygls", "lsprotocol"))):
         return _no_pygls()
-    # The helper processes start first: they load the static pass and judge a small module while this process
-    # loads the protocol's modules and the editor initializes, ready for the first file opened.
-    from jitcheck.server.helpers import Helpers
+    # The static pass is loaded and judges a small module first, before any thread runs: the helper processes are
+    # forked from this process then, loaded and warm, ready for the first file opened (and so is this process).
+    from jitcheck.server.helpers import Helpers, warm
 
     helpers = Helpers()
-    helpers.start()
+    if helpers.count:
+        warm()
+        gc.collect()
+        gc.freeze()
+    helpers.start(preloaded=True)
     try:
         from jitcheck.server.app import build
     except ModuleNotFoundError as error:

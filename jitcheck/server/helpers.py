@@ -1,15 +1,19 @@
 """Other processes that judge batches of parts while the analysis thread judges the others.
 
 A file's first judgement is many batches of parts (:mod:`jitcheck.server.slices`), each
-judged by the command line's own check; one thread can use one core only. The server starts
-its helpers as it starts (``jitcheck server``, before it loads the protocol's modules), so
-that they have loaded the static pass and judged a small module once (:func:`warm`: the
-walks' per-type tables, libcst's hooks) by the time the editor opens a file; a server built
-otherwise (the tests) starts them on the first judgement that has more than one batch to
-judge, or as the first judgement of a long file begins. Each helper is a fresh interpreter
-(``spawn``: the server's threads are not copied), with its standard output sent to the null
-device (the server's is the protocol's). This module imports no static pass itself: starting
-the helpers waits for nothing.
+judged by the command line's own check; one thread can use one core only. ``jitcheck server``
+loads the static pass and judges a small module once (:func:`warm`: the walks' per-type
+tables, libcst's hooks) as it starts, before it loads the protocol's modules or starts any
+thread, and *forks* its helpers then (:meth:`Helpers.start` with ``preloaded``): they are
+ready at once, loaded and warm, with no interpreter of their own to start (a fresh one took
+about a second of CPU beside the server's own start, and on a loaded machine could still be
+loading when the editor opened its first file). Helpers
+started later (a server built otherwise, as the tests do, or new helpers after one died,
+when the server runs threads a fork would not copy) are fresh interpreters (``spawn``),
+started on the first judgement that has more than one batch to judge, or as the first
+judgement of a long file begins. Each helper's standard output goes to the null device (the
+server's is the protocol's). This module imports no static pass itself: starting spawned
+helpers waits for nothing.
 """
 
 from __future__ import annotations
@@ -94,14 +98,33 @@ def _start() -> None:
     gc.freeze()
 
 
+def _forked() -> None:
+    """In a helper forked from a server that has loaded and warmed the static pass: only the output sent away."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+    sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (the helper's stdout while it lives)
+
+
 def _up() -> bool:
     return True  # the helper has started, imported the static pass and judged a module once (its initializer did)
 
 
 def _check(source: str, path: str, settings: Settings, index: ProjectIndex | None, module_name: str) -> Checked:
+    """A batch's check, with the collector's automatic passes paused while it runs and the young generations
+    collected after it, as the analysis thread judges the batches of a first judgement (:mod:`jitcheck.server.slices`):
+    with the passes on, the full ones scan the batch's whole libcst tree again and again while it is alive."""
     from jitcheck.lint.check import check_text
 
-    return check_text(source, path, settings, index=index, module_name=module_name)
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return check_text(source, path, settings, index=index, module_name=module_name)
+    finally:
+        if paused:
+            gc.collect(1)  # the batch's garbage (libcst's trees and their cycles) goes at once
+            gc.enable()
 
 
 class Helpers:
@@ -113,18 +136,26 @@ class Helpers:
         self._started: Future[bool] | None = None
         self._lock = threading.Lock()
 
-    def _running(self) -> tuple[ProcessPoolExecutor, Future[bool]]:
+    def _running(self, preloaded: bool = False) -> tuple[ProcessPoolExecutor, Future[bool]]:
         with self._lock:
             if self._pool is None or self._started is None:
-                self._pool = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_start)
-                self._started = self._pool.submit(_up)
+                fork = preloaded and threading.active_count() == 1 and sys.platform.startswith("linux")
+                self._pool = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
+                                                 initializer=_forked if fork else _start)
+                self._started = self._pool.submit(_up)  # (forked: the pool forks its processes here, before its own thread)
             return self._pool, self._started
 
-    def start(self) -> None:
-        """Start the helpers if they are not (without waiting for them to load the static pass)."""
+    def start(self, preloaded: bool = False) -> None:
+        """Start the helpers if they are not (without waiting for them to load the static pass).
+
+        ``preloaded``: this process has loaded the static pass and judged :data:`WARM_SOURCE` (:func:`warm`), and what
+        survives is set aside from the collector (``gc.freeze``): the helpers are forked from it, ready at once. Only
+        while this process runs no other thread (a fork copies the calling thread alone, and the locks the others
+        hold stay held in the copy), and on Linux only (macOS's system libraries are not safe in a forked child:
+        Python spawns there by default); else they are spawned as fresh interpreters.
+        """
         if self.count:
-            self._running()
+            self._running(preloaded)
 
     @property
     def running(self) -> bool:

@@ -594,7 +594,9 @@ def test_a_file_opened_in_a_new_session_is_read_from_the_parts_the_last_one_stor
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir() or (os.cpu_count() or 1) < 2,
                     reason="reads the process tree from /proc; one core starts no helper")
 def test_the_helpers_start_with_the_server_before_any_file_is_opened_and_end_with_it(tmp_path: Path) -> None:
-    """They load the static pass while the editor initializes (a first judgement need not wait for them)."""
+    """They are forked from the server as it starts, once it has loaded the static pass and judged a small module: no
+    interpreter of their own to start while the editor opens its first file (a spawned one ran the server's command
+    line's interpreter with multiprocessing's own arguments)."""
     def children(pid: int) -> set[int]:
         found: set[int] = set()
         for task in Path(f"/proc/{pid}/task").iterdir():
@@ -612,6 +614,8 @@ def test_the_helpers_start_with_the_server_before_any_file_is_opened_and_end_wit
                 break
             await asyncio.sleep(0.05)
         assert started, "no helper process was started"
+        for pid in started:  # forked from the server once it had loaded the static pass: its own command line, unchanged
+            assert Path(f"/proc/{pid}/cmdline").read_bytes() == Path(f"/proc/{process.pid}/cmdline").read_bytes()
         uri = editor.open("long.py", LONG)
         found = await editor.diagnostics(uri, version=1)
         assert len(found) == 150

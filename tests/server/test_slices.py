@@ -172,6 +172,33 @@ def test_a_helper_process_judges_a_batch_as_this_process_does_and_shares_a_first
 
 
 @pytest.mark.parametrize("enabled", [True, False])
+def test_a_helpers_check_pauses_the_collector_while_it_runs_and_leaves_it_as_it_was(
+        enabled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a helper process runs for a batch (``helpers._check``, here in this process): the collector's automatic
+    passes paused during the check, as the analysis thread pauses them for its batches; the same check either way."""
+    import gc
+
+    from jitcheck.lint import check
+    from jitcheck.server import helpers
+
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
+    during: list[bool] = []
+
+    def checked(*args: object, **kwargs: object) -> object:
+        during.append(gc.isenabled())
+        return check_text(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check, "check_text", checked)
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        assert helpers._check(text, "m.py", SETTINGS, None, "") == check_text(text, "m.py", SETTINGS)
+        assert during == [False] and gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
 def test_a_judgement_of_many_batches_pauses_the_collector_and_leaves_it_as_it_was(
         enabled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The collector's automatic passes are paused while the batches are judged (the young generations are collected
