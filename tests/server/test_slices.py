@@ -3,8 +3,12 @@ before and after edits, and a change re-judges only the part it touched."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 import textwrap
+import types
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -171,31 +175,37 @@ def test_a_helper_process_judges_a_batch_as_this_process_does_and_shares_a_first
 
 
 
-@pytest.mark.parametrize("enabled", [True, False])
-def test_a_helpers_check_pauses_the_collector_while_it_runs_and_leaves_it_as_it_was(
-        enabled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """What a helper process runs for a batch (``helpers._check``, here in this process): the collector's automatic
-    passes paused during the check, as the analysis thread pauses them for its batches; the same check either way."""
-    import gc
-
-    from jitcheck.lint import check
-    from jitcheck.server import helpers
-
-    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
+@contextlib.contextmanager
+def _collector(enabled: bool, monkeypatch: pytest.MonkeyPatch, module: types.ModuleType) -> Iterator[list[bool]]:
+    """The collector switched on or off (``enabled``) for the block, restored after it, with ``module``'s
+    ``check_text`` recording whether the collector's automatic passes were on at each call."""
     during: list[bool] = []
 
     def checked(*args: object, **kwargs: object) -> object:
         during.append(gc.isenabled())
         return check_text(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(check, "check_text", checked)
+    monkeypatch.setattr(module, "check_text", checked)
     was = gc.isenabled()
     try:
         (gc.enable if enabled else gc.disable)()
-        assert helpers._check(text, "m.py", SETTINGS, None, "") == check_text(text, "m.py", SETTINGS)
-        assert during == [False] and gc.isenabled() is enabled
+        yield during
     finally:
         (gc.enable if was else gc.disable)()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_helpers_check_pauses_the_collector_while_it_runs_and_leaves_it_as_it_was(
+        enabled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a helper process runs for a batch (``helpers._check``, here in this process): the collector's automatic
+    passes paused during the check, as the analysis thread pauses them for its batches; the same check either way."""
+    from jitcheck.lint import check
+    from jitcheck.server import helpers
+
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
+    with _collector(enabled, monkeypatch, check) as during:
+        assert helpers._check(text, "m.py", SETTINGS, None, "") == check_text(text, "m.py", SETTINGS)
+        assert during == [False] and gc.isenabled() is enabled
 
 
 @pytest.mark.parametrize("enabled", [True, False])
@@ -203,28 +213,15 @@ def test_a_judgement_of_many_batches_pauses_the_collector_and_leaves_it_as_it_wa
         enabled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The collector's automatic passes are paused while the batches are judged (the young generations are collected
     after each); a judgement of one batch (a keystroke's) leaves them on; the findings are the same either way."""
-    import gc
-
     from jitcheck.server import slices
 
     text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
-    during: list[bool] = []
-
-    def checked(*args: object, **kwargs: object) -> object:
-        during.append(gc.isenabled())
-        return check_text(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(slices, "check_text", checked)
-    was = gc.isenabled()
-    try:
-        (gc.enable if enabled else gc.disable)()
+    with _collector(enabled, monkeypatch, slices) as during:
         assert SlicedChecker(batch_lines=1).check(text, "m.py", SETTINGS) == whole(text)
         assert during == [False] * 6 and gc.isenabled() is enabled
         during.clear()
         assert SlicedChecker().check(text, "m.py", SETTINGS) == whole(text)
         assert during == [enabled] and gc.isenabled() is enabled
-    finally:
-        (gc.enable if was else gc.disable)()
 
 def test_what_cannot_be_sliced_is_judged_whole() -> None:
     broken = "import jax\n\ndef f(x:\n    return jax.jit(lambda v: v)\n"
