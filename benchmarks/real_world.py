@@ -227,6 +227,17 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("jaxlem", "0.1.8"),
     ("jaxsso", "1.0.1"),
     ("jaxus", "0.2.1"),
+    # round 13 (5 December 2026; the same source; scored once as they stood at main 39faad1, after round 12's rules):
+    ("ace-jax", "0.4.1"),
+    ("ecojax", "1.1"),
+    ("jax-morph", "0.4.0"),
+    ("jax-pcmci", "1.4.0"),
+    ("jax-pme", "0.1.0"),
+    ("jaxkineticmodel", "0.0.4"),
+    ("jaxpike", "0.1.4"),
+    ("jaxprop", "0.5.7"),
+    ("jaxscape", "0.0.13"),
+    ("jaxvmas", "0.0.1a1"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
@@ -333,6 +344,14 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("jaxnu", "0.2.4"),
     ("jaxqtl", "0.3.1"),
     ("jaxstar", "0.1.1"),
+    # round 13's (graphem-jax's and jaxsr's sites are all plain decorators, none labelled; no bug among the 47 labels):
+    ("bamojax", "0.4.3"),
+    ("cryojax-eo", "0.3.2"),
+    ("graphem-jax", "0.1.0"),
+    ("jaxagents", "0.2.5"),
+    ("jaxmore", "0.5.0"),
+    ("jaxrenderer", "0.3.2"),
+    ("jaxsr", "0.3.0"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
