@@ -842,6 +842,8 @@ class ProjectIndex:
         class, an annotation: every name the index resolves comes from a summary's text), or an indexed module's
         name starts with it."""
         head = module.split(".", 1)[0]
+        if "\0" in head:  # UNNAMED_MODULE: a summary's repr writes a NUL as an escape, so no repr need be made
+            return any(head in name for name in self.modules)
         named = self._named.get(head)
         if named is None:
             named = self._named[head] = any(head in name or head in repr(summary) for name, summary in self.modules.items())

@@ -521,10 +521,21 @@ def _spellings(source: str, graph_constructors: Iterable[str], jit_wrappers: Ite
     if "chex" in source:
         jit_names |= frozenset(names.METHOD_WRAPPERS)
     graph_names = names.last_names((*names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS, *graph_constructors))
-    imported_jitted = hints is not None and any(name in source for name in hints.static_jitted)
-    if not imported_jitted and not any(name in source for name in (*jit_names, *graph_names)):
+    if not any(name in source for name in (*jit_names, *graph_names)) and not (
+            hints is not None and _spells_any(source, hints.static_jitted)):
         return None
     return jit_names, graph_names
+
+
+def _spells_any(source: str, named: frozenset[str]) -> bool:
+    """Whether one of ``named`` (identifiers) may be a name of ``source``'s tree: a word of an ASCII text (each
+    name of the tree is one), a part of any other (Python reads an identifier's NFKC form). A project's jitted
+    functions are hundreds of names: one search of the text for each cost as much as the rest of the test."""
+    if not named:
+        return False
+    if source.isascii():
+        return not named.isdisjoint(_text_words(source))
+    return any(name in source for name in named)
 
 
 _TRIVIA = r"(?:[ \t\f\v\r\n]|\\\r?\n|\#[^\r\n]*)*"
@@ -551,7 +562,22 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text))
 
 
-def _as_word(names: Iterable[str], after: str, text: str, words: set[str] | None = None) -> bool:
+_LAST_WORDS: tuple[str, frozenset[str]] = ("", frozenset())
+
+
+def _text_words(text: str) -> frozenset[str]:
+    """:func:`_words` of a whole text, kept for the last text asked about (a check asks :func:`may_have_sites`,
+    then :func:`positive_sites`, of one text)."""
+    global _LAST_WORDS
+    kept = _LAST_WORDS
+    if kept[0] is text:
+        return kept[1]
+    found = frozenset(_words(text))
+    _LAST_WORDS = (text, found)
+    return found
+
+
+def _as_word(names: Iterable[str], after: str, text: str, words: frozenset[str] | set[str] | None = None) -> bool:
     """Whether one of ``names`` stands in ``text`` as a whole word followed by the pattern ``after``.
 
     Only the names that are words of ``text`` (``words``, those of ``text`` or of a text holding it) go into
@@ -591,7 +617,7 @@ def may_have_sites(source: str, graph_constructors: Iterable[str] = (), jit_wrap
         return True
     named = found[0] | found[1]
     starts = named | _aliases(source, named) | (hints.static_jitted if hints is not None else frozenset())
-    words = _words(source)  # a decorator's line holds no word the whole text lacks
+    words = _text_words(source)  # a decorator's line holds no word the whole text lacks
     if _as_word(starts, r"(?=" + _TRIVIA + r"[(),])", source, words):
         return True
     return any(_as_word(starts, "", line, words) for line in _DECORATOR_LINE.findall(source))

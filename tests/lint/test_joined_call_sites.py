@@ -123,3 +123,17 @@ def test_a_run_whose_code_spells_dunder_module_still_lends_a_notebook_its_sites(
     assert _rows(joined.call_sites()) == _rows(call_sites(joined))
     assert [site.module for site in joined.call_sites()["pkg.lib.step"]] == ["pkg.lib", "pkg.user", UNNAMED_MODULE]
     assert joined.hints() == _full_hints(joined)
+
+
+def test_whether_the_run_names_an_unnamed_module_is_answered_as_by_reading_every_summary() -> None:
+    """The answer for ``UNNAMED_MODULE`` needs no summary's ``repr`` (which writes a NUL as an escape), and is the
+    one a scan of every summary's ``repr`` and every module's name gives: also for code that spells the NUL's
+    escape in a call's argument, and for an index holding a module of that name."""
+    spelled = ("pkg.odd", "from pkg.lib import step\nstep('\\x00module', 1)\nstep('\\0module', 2)\n")
+    for index in (_index(spelled), _index(spelled, (UNNAMED_MODULE, NOTEBOOK))):
+        scanned = any(UNNAMED_MODULE in name or UNNAMED_MODULE in repr(summary) for name, summary in index.modules.items())
+        assert index._may_name(UNNAMED_MODULE) == scanned
+        assert index._may_name(f"{UNNAMED_MODULE}.cell") == scanned
+    assert not _index(spelled)._may_name(UNNAMED_MODULE)
+    assert _index(spelled, (UNNAMED_MODULE, NOTEBOOK))._may_name(UNNAMED_MODULE)
+    assert "calls" in summarize(spelled[1])  # the texts of the calls' arguments are in the summary the scan reads

@@ -152,3 +152,46 @@ def test_the_word_test_does_not_grow_with_names_the_text_lacks(monkeypatch: pyte
     assert _as_word(many | {"helper_7", "step"}, after, text)
     assert len(compiled) == 1 and "helper_7" in compiled[0] and "step" in compiled[0]
     assert not any(name in compiled[0] for name in many)
+
+
+def _substring_spellings(source: str, graph_constructors: object, jit_wrappers: object,
+                         hints: Hints | None) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The first test of a text, as it was: a jitted function of the run counts where its name is any part of it."""
+    from jitcheck.lint import names
+
+    jit_names = names.last_names((*names.JIT_WRAPPERS, *jit_wrappers, *(a for a, _ in (hints.jit_aliases if hints else ()))))  # type: ignore[misc]
+    if "chex" in source:
+        jit_names |= frozenset(names.METHOD_WRAPPERS)
+    graph_names = names.last_names((*names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS, *graph_constructors))  # type: ignore[misc]
+    imported_jitted = hints is not None and any(name in source for name in hints.static_jitted)
+    if not imported_jitted and not any(name in source for name in (*jit_names, *graph_names)):
+        return None
+    return jit_names, graph_names
+
+
+def test_a_jitted_function_of_the_run_is_looked_for_among_the_words_with_the_same_answers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's jitted functions with static arguments are looked for among an ASCII text's words (a name of its
+    tree is one), not as any part of it: on this project's code, with names that are words and names that are only
+    parts of words (``ste``, ``pdat``), both tests of a site answer as with the search for each name; a text with
+    other than ASCII is still searched (``ｓｔｅｐ`` is ``step`` to Python)."""
+    texts = [p.read_text(encoding="utf-8") for folder in ("jitcheck", "tests") for p in sorted((ROOT / folder).rglob("*.py"))]
+    texts += [_STATIC.format(call="step"), _STATIC.format(call="ste"), "# step\nfrom pkg.model import ｓｔｅｐ\nｓｔｅｐ(1, [1])\n",
+              "x = 1\nｓｔｅｐ(1, [1])\n", "def f(x):\n    return xstep(x, [x])\n"]
+    hint_sets = [Hints(static_jitted=frozenset({"step", "update", "apply", "solve", "run", "f"})),
+                 Hints(static_jitted=frozenset({"ste", "pdat", "ppl", "olv", "zzz_never"})), Hints()]
+    answers = []
+    for text in texts:
+        tree = ast.parse(text)
+        for hints in hint_sets:
+            answers.append((bool(positive_sites(text, tree, hints=hints)), may_have_sites(text, hints=hints)))
+    monkeypatch.setattr(prefilter, "_spellings", _substring_spellings)
+    before = []
+    for text in texts:
+        tree = ast.parse(text)
+        for hints in hint_sets:
+            before.append((bool(positive_sites(text, tree, hints=hints)), may_have_sites(text, hints=hints)))
+    assert answers == before
+    assert sum(site for site, _ in answers) > 10
+    assert answers[-15] == (True, True)  # `step(x, [x])` in a loop, with `step` a jitted function of the run
+    assert answers[-9] == (True, True)  # the NFKC spelling, found through the comment's `step`
