@@ -298,14 +298,9 @@ class Frequency(Resolver):
         cached = False
         for decorator in function.decorators:
             expr = decorator.decorator
-            target = expr.func if isinstance(expr, cst.Call) else expr
-            qualified = self.qnames(target)
-            if self.wrapper_for(target) is not None:
+            if self.jit_decorator(expr) is not None:
                 return True  # runs only while the outer function is traced
-            if isinstance(expr, cst.Call) and self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args \
-                    and self.wrapper_for(expr.args[0].value) is not None:
-                return True
-            if qualified & names.CACHING_DECORATORS:
+            if self.qnames(expr.func if isinstance(expr, cst.Call) else expr) & names.CACHING_DECORATORS:
                 cached = True
         if context.in_loop:
             return False

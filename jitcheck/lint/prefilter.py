@@ -12,6 +12,7 @@ the full libcst analysis, which alone decides what is reported.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from typing import Union
@@ -36,18 +37,6 @@ def _last(node: ast.expr) -> str | None:
     if isinstance(node, ast.Attribute):
         return node.attr
     return None
-
-
-_JIT_LAST_NAMES = names.last_names(names.JIT_WRAPPERS)
-
-
-def _jit_spelled(decorator: ast.expr) -> bool:
-    """Could ``decorator`` apply a jit: ``@jit``, ``@jax.jit(...)``, ``@partial(jax.jit, ...)``, ``@ops.jit`` (by last name)."""
-    if isinstance(decorator, ast.Call):
-        if _last(decorator.func) in _JIT_LAST_NAMES:
-            return True
-        return bool(decorator.args) and _last(decorator.args[0]) in _JIT_LAST_NAMES
-    return _last(decorator) in _JIT_LAST_NAMES
 
 
 def _spelled(node: ast.expr) -> str | None:
@@ -102,9 +91,6 @@ class _Index:
         """Names a loop may count with: a ``for`` over ``range(...)``, ``enumerate``'s index, a name added to."""
         self.counters: set[str] = set()
         """Attributes changed by arithmetic on themselves (``self.n += 1``, ``self.n = self.n + 1``)."""
-        self.jitted_params: set[str] = set()
-        """Parameters of functions a decorator spelled like a jit wraps: tracers while their body is traced (JC201
-        when handed on as a static argument)."""
         self._walk(tree, None, None, False)
 
     def _walk(self, node: ast.AST, parent: ast.AST | None, function: Function | None, loop: bool) -> None:
@@ -127,9 +113,6 @@ class _Index:
                 self.binders.setdefault(node.name, set()).add((id(function) if function else 0, loop))
                 if isinstance(parent, ast.ClassDef):
                     self.class_of[id(node)] = parent
-                if any(_jit_spelled(d) for d in node.decorator_list):
-                    arguments = node.args
-                    self.jitted_params.update(a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
                 outer = [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
                 stack.extend((child, node, function, loop) for child in outer)
                 stack.extend((child, node, node, False) for child in node.body)
@@ -291,6 +274,19 @@ class _Judge:
         qualified = self.qualified(func)
         return qualified is None or qualified in self.jit_qualified or not qualified.startswith(_KNOWN_PACKAGES)
 
+    def applies_jit(self, decorator: ast.expr) -> bool:
+        """Could ``decorator`` apply a jit wrapper: ``@jax.jit``, ``@jax.jit(...)``, ``@partial(jax.jit, ...)``."""
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        return self.is_jit(target) or isinstance(decorator, ast.Call) and bool(decorator.args) and self.is_jit(decorator.args[0])
+
+    @functools.cached_property
+    def jitted_params(self) -> frozenset[str]:
+        """The parameters of the module's functions a jit decorates: tracers while their body is traced (JC201 when
+        handed on as a static argument). Worked out only when a static argument is a plain name."""
+        jitted = [node for node in (site.node for site in self.index.defs)
+                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(map(self.applies_jit, node.decorator_list))]
+        return frozenset(arg.arg for node in jitted for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
+
     def maybe_bad_callable(self, fun: ast.expr, site: _Site) -> bool:
         if isinstance(fun, ast.Name):
             where = id(site.function) if site.function is not None else 0
@@ -329,7 +325,7 @@ class _Judge:
         if isinstance(expr, ast.UnaryOp):
             return self.suspicious(expr.operand, depth)
         if isinstance(expr, ast.Name):
-            if expr.id in self.index.nested_defs or expr.id in self.index.jitted_params:
+            if expr.id in self.index.nested_defs or expr.id in self.jitted_params:
                 return True
             if depth >= 2:
                 return expr.id in self.index.values
@@ -446,14 +442,9 @@ class _Judge:
         function = site.node
         assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
         for decorator in function.decorator_list:
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            spec = None
-            if self.is_jit(target):
-                spec = self.static_spec(decorator.keywords) if isinstance(decorator, ast.Call) else None
-            elif isinstance(decorator, ast.Call) and decorator.args and self.is_jit(decorator.args[0]):
-                spec = self.static_spec(decorator.keywords)
-            else:
+            if not self.applies_jit(decorator):
                 continue
+            spec = self.static_spec(decorator.keywords) if isinstance(decorator, ast.Call) else None
             if site.function is not None and not self.exempt(site.function, site.loop) and self.called_in(function.name, site.function):
                 return True
             if spec is not None and id(function) not in self.index.class_of and self.binding_bad(function.name, spec, site.function):

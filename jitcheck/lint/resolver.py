@@ -150,6 +150,22 @@ class Resolver:
                 return self.jit_wrappers[name]  # `ops.jit` where the run's `ops` module says `jit = jax.jit`
         return None
 
+    def jit_decorator(self, expr: cst.BaseExpression) -> tuple[names.Wrapper, Sequence[cst.Arg]] | None:
+        """The jit wrapper the decorator ``expr`` applies, with the arguments that set its options: none for
+        ``@jax.jit``, the call's for ``@jax.jit(static_argnums=...)``, those after the wrapper for
+        ``@partial(jax.jit, static_argnums=...)``; None when it applies no jit wrapper."""
+        if not isinstance(expr, cst.Call):
+            wrapper = self.wrapper_for(expr)
+            return (wrapper, ()) if wrapper is not None else None
+        wrapper = self.wrapper_for(expr.func)
+        if wrapper is not None:
+            return wrapper, expr.args
+        if self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args:
+            wrapper = self.wrapper_for(expr.args[0].value)
+            if wrapper is not None:
+                return wrapper, expr.args[1:]
+        return None
+
     def alias_names(self, expr: cst.BaseExpression, spelled: set[str], depth: int = 0) -> set[str]:
         """What ``expr`` (``ops.jit``) names through other names for modules and functions: a local alias
         (``ops = backend.ops``, bound once in this file) and the run's modules (:meth:`ProjectIndex.canonical`)."""
@@ -494,7 +510,7 @@ class Resolver:
     def param_owner(self, param: cst.Param, context: Context) -> cst.FunctionDef | None:
         """The ``def`` whose parameter ``param`` is, from a ``context`` inside it (a lambda's is none)."""
         function: object = context.function
-        while isinstance(function, (cst.FunctionDef, cst.Lambda)) and not _has_param(function, param):
+        while isinstance(function, (cst.FunctionDef, cst.Lambda)) and not has_param(function, param):
             outer = self.c.defs.get(function)
             function = outer.function if outer is not None else None
         return function if isinstance(function, cst.FunctionDef) else None
@@ -801,7 +817,8 @@ def returned_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
     return finder.values
 
 
-def _has_param(function: cst.FunctionDef | cst.Lambda, param: cst.Param) -> bool:
+def has_param(function: cst.FunctionDef | cst.Lambda, param: cst.Param) -> bool:
+    """True when ``param`` (the node itself, not one like it) is a parameter of ``function``."""
     parameters = function.params
     return any(p is param for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params))
 
@@ -876,4 +893,4 @@ def _row_values(decorator: cst.Call, layout: str, params: Sequence[str], name: s
     return found
 
 
-__all__ = ["ClassRef", "Member", "Receiver", "Resolver"]
+__all__ = ["ClassRef", "Member", "Receiver", "Resolver", "has_param"]

@@ -98,24 +98,13 @@ class JitSites(StaticArguments):
 
     def decorated_def(self, function: cst.FunctionDef, decorator: cst.Decorator, context: Context) -> None:
         expr = decorator.decorator
-        spec: tuple[frozenset[int], frozenset[str]] | None = None
-        if isinstance(expr, cst.Call):
-            wrapper = self.wrapper_for(expr.func)
-            if wrapper is not None:
-                if any(a.keyword is None for a in expr.args):
-                    return
-                spec = self.static_spec(expr.args, wrapper)
-            elif self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args:
-                wrapper = self.wrapper_for(expr.args[0].value)
-                if wrapper is None:
-                    return
-                spec = self.static_spec(expr.args[1:], wrapper)
-            else:
-                return
-        else:
-            wrapper = self.wrapper_for(expr)
-            if wrapper is None:
-                return
+        found = self.jit_decorator(expr)
+        if found is None:
+            return
+        wrapper, args = found
+        if isinstance(expr, cst.Call) and args is expr.args and any(a.keyword is None for a in args):
+            return  # `@jax.jit(f)`-like: the wrapper called on something, not set up by keywords
+        spec = self.static_spec(args, wrapper)
         every = wrapper.static_all
         if every:
             spec = every_argument(self.def_params(function))

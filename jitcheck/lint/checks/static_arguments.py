@@ -20,6 +20,7 @@ from jitcheck.lint.checks.callables import Callables
 from jitcheck.lint.checks.static_changes import ChangingStatics
 from jitcheck.lint.collect import Context
 from jitcheck.lint.evidence import Evidence, Reason
+from jitcheck.lint.resolver import has_param
 from jitcheck.lint.static_args import static_arguments
 
 _T = TypeVar("_T")
@@ -153,8 +154,7 @@ class StaticArguments(Callables, ChangingStatics):
             return False
         traced = self.traced_parameters(function)
         node = getattr(self.single_referent(value), "node", None)
-        if traced is None or value.value not in traced or not isinstance(node, cst.Param) or node not in (
-                *function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+        if traced is None or value.value not in traced or not isinstance(node, cst.Param) or not has_param(function, node):
             return False
         line = self.line_of(function.decorators[0]) if function.decorators else self.line_of(function)
         evidence = Evidence((Reason("traced", f"`{value.value}` is a parameter of `{function.name.value}`, jitted at line {line} "
@@ -169,20 +169,13 @@ class StaticArguments(Callables, ChangingStatics):
         """The parameters of ``function`` that hold tracers while it runs under the jit its decorator applies (those
         not declared static), or None when no jit decorates it or its static arguments cannot be read."""
         for decorator in function.decorators:
-            expr = decorator.decorator
-            args: Sequence[cst.Arg] = ()
-            if isinstance(expr, cst.Call):
-                wrapper = self.wrapper_for(expr.func)
-                args = expr.args
-                if wrapper is None and self.is_kind(expr.func, names.FUNCTOOLS_PARTIALS) and expr.args:
-                    wrapper, args = self.wrapper_for(expr.args[0].value), expr.args[1:]
-            else:
-                wrapper = self.wrapper_for(expr)
-            if wrapper is None:
+            found = self.jit_decorator(decorator.decorator)
+            if found is None:
                 continue
+            wrapper, args = found
             if wrapper.static_all:
                 return None  # every argument that is not an array is static (equinox's filter_jit)
-            spec = self.static_spec(args, wrapper) if args else None
+            spec = self.static_spec(args, wrapper)
             if spec is None and any(a.keyword is not None and a.keyword.value in (wrapper.static_argnums, wrapper.static_argnames)
                                     for a in args):
                 return None  # declared, but not as literals
