@@ -404,7 +404,8 @@ class Frequency(Resolver):
 
     def product_repeated(self, function: cst.FunctionDef, built: Context) -> bool:
         """True when the factory ``function``'s callers here use its product where they make it (:meth:`product_used`)
-        at two sites that can both run, in a loop, or at one site whose function runs again."""
+        in a loop, at one site whose function runs again, or at two sites that can both run where each does not
+        amortise its build over a loop of its own (:meth:`amortised`)."""
         sites = [site for site in self.callers(function, built) if self.product_used(site)]
         if any(site.context.in_loop for site in sites):
             return True
@@ -412,7 +413,18 @@ class Frequency(Resolver):
             return self.repeated(sites[0].context)
         # Two drivers that each build the product once and use it over a loop of their own (`pso`, `mcmc`) compile
         # it once per run each, unless a driver is shown to run again (a guess that it does is not evidence here).
-        return len([site for site in sites if not self.amortised(site) or self.driver_again(site.context)]) >= 2
+        return any(self.driver_again(site.context) for site in sites) or \
+            len([site for site in sites if not self.amortised(site)]) >= 2
+
+    def amortising_drivers(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
+        """The call sites of the factory ``function`` that use its product, when every one of them is a driver that
+        amortises its one build over a loop of its own or an object that keeps it (:meth:`amortised`); empty
+        otherwise. Such a product is rebuilt only when a driver runs again."""
+        if not (self.returns_closure(function) or any(isinstance(v, cst.Call) and _constructor(v)
+                                                      for v in returned_values(function))):
+            return []
+        sites = [site for site in self.callers(function, context) if self.product_used(site)]
+        return sites if sites and all(self.amortised(site) for site in sites) else []
 
     def driver_again(self, context: Context) -> bool:
         """True when the function of ``context`` is shown to run more than once: called in a loop or at two sites
@@ -536,6 +548,25 @@ def runs_of(sites: list[CallSite]) -> list[CallSite]:
     return kept
 
 
+def reads_inputs(site: CallSite) -> bool:
+    """True when the arguments of the call ``site`` read a parameter of the function the call is in."""
+    function = site.context.function
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    parameters = function.params
+    inputs = {p.name.value for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params)}
+    for star in (parameters.star_arg, parameters.star_kwarg):
+        if isinstance(star, cst.Param):
+            inputs.add(star.name.value)
+    pending: list[cst.CSTNode] = [arg.value for arg in site.node.args]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Name) and node.value in inputs:
+            return True
+        pending.extend(node.children)
+    return False
+
+
 def _constructor(call: cst.Call) -> bool:
     """True when ``call`` builds an object of a class, by the convention that class names are capitalised
     (``Model(init, apply)``, ``optim.PSO(f)``; not a constant's name in capitals)."""
@@ -544,4 +575,4 @@ def _constructor(call: cst.Call) -> bool:
     return name[:1].isupper() and not name.isupper()
 
 
-__all__ = ["Frequency"]
+__all__ = ["Frequency", "reads_inputs", "runs_of"]

@@ -18,7 +18,7 @@ import libcst as cst
 from jitcheck.lint import names
 from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.evidence import Evidence, Reason
-from jitcheck.lint.frequency import Frequency, runs_of
+from jitcheck.lint.frequency import Frequency, reads_inputs, runs_of
 
 _LOOP_WORDS = {cst.For: "`for` loop", cst.While: "`while` loop", cst.ListComp: "list comprehension",
                cst.SetComp: "set comprehension", cst.DictComp: "dict comprehension", cst.GeneratorExp: "generator expression"}
@@ -42,6 +42,24 @@ class Repetition(Frequency):
         if not isinstance(function, cst.FunctionDef):
             return Evidence().guessed("that this code runs more than once")
         name = function.name.value
+        drivers = self.amortising_drivers(function, context)
+        if any(reads_inputs(site) for site in drivers):
+            # Each driver builds the product once for its run, from its own inputs (a sampler's `pso` and `mcmc`
+            # each prepare `self.chain.logL`): a run again compiles the same computation only if those are the same.
+            return Evidence(tuple(
+                Reason("driver", f"`{name}` is called at line {self.line_of(site.node)}, by "
+                                 f"`{site.context.function_name}`, which builds its product once per run",
+                       self.line_of(site.node)) for site in drivers)).guessed(
+                "that a driver runs again with the same inputs: each builds the product from its own arguments, "
+                "which may differ from run to run")
+        rerun = [site for site in drivers if self.driver_again(site.context)]
+        if rerun and depth < 6:
+            # A driver that builds the product from constants and is shown to run again builds it again.
+            site = rerun[0]
+            line = self.line_of(site.node)
+            outer = self.again(site.context, depth + 1)
+            reason = Reason("called-from", f"`{name}` is called at line {line}, from `{site.context.function_name}`", line)
+            return dataclasses.replace(outer, again=(reason, *outer.again))
         sites = self.callers(function, context)
         looping = [site for site in sites if site.context.in_loop]
         if looping:
@@ -170,6 +188,7 @@ class Repetition(Frequency):
             "handler": "an event handler, run on every event",
             "public-api": "public API whose callers are not in this file",
             "step": "a public step, run once per step of a training or environment loop",
+            "driver": "called by drivers that each build it once per run, assumed to run again",
         }.get(first.kind if first is not None else "", "assumed to run again")
         if first is not None and first.kind == "called-from" and evidence.confidence == "low":
             phrase = "called by code assumed to run again"
