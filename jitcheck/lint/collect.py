@@ -86,9 +86,13 @@ class CallSite:
 
     def exclusive(self, other: CallSite) -> bool:
         """True when this call and ``other`` can never both run in one run of their function: they are in
-        different arms of one ``if``/``elif``/``else`` chain (or ``match``), outside any loop there."""
+        different arms of one ``if``/``elif``/``else`` chain (or ``match``), outside any loop there, or each is
+        the value of a ``return`` (a run of a function returns once: ``if not jit: return build()`` and a later
+        ``return build()``)."""
         if self.context.function is not other.context.function or self.context.in_loop or other.context.in_loop:
             return False
+        if isinstance(self.parent, cst.Return) and isinstance(other.parent, cst.Return) and self.node is not other.node:
+            return True
         mine = dict(self.arms)
         return any(statement in mine and mine[statement] != arm for statement, arm in other.arms)
 

@@ -300,7 +300,8 @@ class Frequency(Resolver):
             expr = decorator.decorator
             if self.jit_decorator(expr) is not None:
                 return True  # runs only while the outer function is traced
-            if self.qnames(expr.func if isinstance(expr, cst.Call) else expr) & names.CACHING_DECORATORS:
+            if self.qnames(expr.func if isinstance(expr, cst.Call) else expr) & names.CACHING_DECORATORS or \
+                    names.cache_named(_last_name(expr.func if isinstance(expr, cst.Call) else expr)):
                 cached = True
         if context.in_loop:
             return False
@@ -340,6 +341,14 @@ class Frequency(Resolver):
             if not bound:
                 return False
             return self.called_per_build(bound[0], self.c.assigned[bound[0]][1] if bound[0] in self.c.assigned else None)
+        if isinstance(parent, cst.Return) and isinstance(context.function, cst.FunctionDef) and not context.in_loop:
+            # `return jax.jit(step)`: the factory's product, a new wrapper per call of the factory, rebuilt for the same
+            # computation only where its callers use it where they make it, again and again. A jit of a parameter
+            # (`def maybe_jit(fn): return jit(fn)`) is an alias of jit, judged where it is called.
+            wrapped = wrapper_call.args[0].value if isinstance(wrapper_call, cst.Call) and wrapper_call.args else None
+            if isinstance(wrapped, cst.Name) and wrapped.value in _parameter_names(context.function):
+                return False
+            return self.product_repeated(context.function, context)
         return False
 
     def within(self, function: object, outer: object) -> bool:
@@ -374,7 +383,8 @@ class Frequency(Resolver):
         function = built.function
         if isinstance(function, cst.FunctionDef) and not built.in_loop:
             stored = [site for site in calls if site.context.function is function and self.returned_object(site.node, function)]
-            returned = isinstance(target, cst.FunctionDef) and target in self.returned_closures(function)
+            returned = target in self.returned_closures(function) if isinstance(target, cst.FunctionDef) else \
+                self.returns_binding(function, target)
             if stored or returned:
                 calls = [site for site in calls if site not in stored]
                 if not calls:
@@ -414,7 +424,7 @@ class Frequency(Resolver):
         # Two drivers that each build the product once and use it over a loop of their own (`pso`, `mcmc`) compile
         # it once per run each, unless a driver is shown to run again (a guess that it does is not evidence here).
         return any(self.driver_again(site.context) for site in sites) or \
-            len([site for site in sites if not self.amortised(site)]) >= 2
+            len(runs_of([site for site in sites if not self.amortised(site)])) >= 2
 
     def amortising_drivers(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
         """The call sites of the factory ``function`` that use its product, when every one of them is a driver that
@@ -457,6 +467,12 @@ class Frequency(Resolver):
             if any(item is call for item in items):
                 return True
         return False
+
+    def returns_binding(self, function: cst.FunctionDef, target: cst.Name) -> bool:
+        """True when ``function`` returns what the assignment to ``target`` binds (``step = jax.jit(f); return step``)."""
+        return any(isinstance(value, cst.Name) and value.value == target.value and
+                   any(getattr(ref, "node", None) is target for ref in self.referents(value))
+                   for value in returned_values(function))
 
     def returns_closure(self, function: cst.FunctionDef) -> bool:
         """True when ``function`` returns a function it defines: a factory (see :meth:`returned_closures`)."""
@@ -505,8 +521,8 @@ class Frequency(Resolver):
         if isinstance(parent, (cst.Assign, cst.AnnAssign)):
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
             names_bound = [t for t in targets if isinstance(t, cst.Name)]
-            if not names_bound:
-                return False  # stored in an attribute or an item
+            if len(names_bound) < len(targets):
+                return False  # stored in an attribute or an item (`fn = cache[key] = make()` too)
             uses = [use for target in names_bound for use in self.uses_of(target)]
             if any(use.context.function is outer for use in uses):
                 return True
@@ -548,16 +564,27 @@ def runs_of(sites: list[CallSite]) -> list[CallSite]:
     return kept
 
 
+def _last_name(expr: cst.BaseExpression) -> str:
+    """The last name of a dotted expression (``compile_cache`` of ``utils.compile_cache``), or ''."""
+    return expr.attr.value if isinstance(expr, cst.Attribute) else expr.value if isinstance(expr, cst.Name) else ""
+
+
+def _parameter_names(function: cst.FunctionDef) -> set[str]:
+    """The names of every parameter of ``function``, ``*args`` and ``**kwargs`` included."""
+    parameters = function.params
+    found = {p.name.value for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params)}
+    for star in (parameters.star_arg, parameters.star_kwarg):
+        if isinstance(star, cst.Param):
+            found.add(star.name.value)
+    return found
+
+
 def reads_inputs(site: CallSite) -> bool:
     """True when the arguments of the call ``site`` read a parameter of the function the call is in."""
     function = site.context.function
     if not isinstance(function, cst.FunctionDef):
         return False
-    parameters = function.params
-    inputs = {p.name.value for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params)}
-    for star in (parameters.star_arg, parameters.star_kwarg):
-        if isinstance(star, cst.Param):
-            inputs.add(star.name.value)
+    inputs = _parameter_names(function)
     pending: list[cst.CSTNode] = [arg.value for arg in site.node.args]
     while pending:
         node = pending.pop()

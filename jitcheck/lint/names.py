@@ -188,6 +188,13 @@ CACHING_DECORATORS: Final = frozenset(
 )
 """A function under one of these runs once per distinct argument: what it builds is built once."""
 
+
+def cache_named(name: str) -> bool:
+    """True when a decorator's own (last) name says it caches (``compile_cache``, ``memoize``, ``cached``): a
+    project's own caching decorator, read by its name as ``functools.cache`` is read by its qualified name."""
+    lowered = name.lower()
+    return "cache" in lowered or "memo" in lowered
+
 CONSTRUCTOR_METHODS: Final = frozenset({"__init__", "__post_init__", "setup"})
 """Methods that run once per object: ``self.f = jax.jit(self.g)`` there is the recommended pattern."""
 
@@ -258,6 +265,7 @@ __all__ = [
     "CACHING_DECORATORS",
     "CONSTRUCTOR_METHODS",
     "CONTAINER_BUILTINS",
+    "cache_named",
     "DATACLASS_DECORATORS",
     "EQUINOX_PARTIALS",
     "FUNCTION_FIELDS",

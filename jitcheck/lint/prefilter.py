@@ -239,6 +239,14 @@ class _Judge:
     def calls_seeing(self, spelled: str, bound_in: Function | None) -> list[_Site]:
         return [site for site in self.index.by_name.get(spelled, ()) if self.within(site.function, bound_in)]
 
+    def factory_called(self, function: Function | None) -> bool:
+        """True when this module calls the named function ``function`` (by any spelling ending in its name): where
+        the analysis looks for the callers of a factory's product."""
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        name = function.name
+        return any(spelled == name or spelled.endswith(f".{name}") for spelled in self.index.by_name)
+
     def used_here(self, site: _Site) -> bool:
         parent = site.parent
         if isinstance(parent, ast.NamedExpr):  # `(f := jax.jit(g))(x)`: where it stands, and through `f`
@@ -251,9 +259,13 @@ class _Judge:
             return True  # `g = jax.jit(f) if jitting else f`: the analysis looks through it
         if isinstance(parent, ast.Attribute):
             return parent.attr in _TRACING_METHODS
+        if isinstance(parent, ast.Return):
+            return self.factory_called(site.function)  # a factory's product: judged where its callers here use it
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-            return any(isinstance(t, ast.Name) and self.called_in(t.id, site.function) for t in targets)
+            return any(isinstance(t, ast.Name) and (self.called_in(t.id, site.function) or
+                                                    _returns_name(site.function, t.id) and self.factory_called(site.function))
+                       for t in targets)
         return False
 
     def qualified(self, func: ast.expr) -> str | None:
@@ -628,5 +640,19 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
             return True  # let libcst decide, and report
     return _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints)
 
+
+
+def _returns_name(function: Function | None, name: str) -> bool:
+    """True when ``function`` (not a closure in it) has a ``return name`` statement."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == name:
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending.extend(ast.iter_child_nodes(node))
+    return False
 
 __all__ = ["may_have_sites", "positive_sites", "possible"]
