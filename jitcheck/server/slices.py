@@ -375,7 +375,10 @@ class SlicedChecker:
                 return self._whole(text, path, settings)
             moved = list(_moved(checked.findings, pieces, starts))
             for key, members in batch:
-                part = _Part(tuple(_stored(moved, members)), tuple((member.start, member.end) for member in members))
+                found_here = tuple(_stored(moved, members))
+                # placed where they were judged: the findings as moved (``at`` made each one again, the same)
+                part = _Part(found_here, tuple((member.start, member.end) for member in members),
+                             tuple(member.start for member in members), path, tuple(item.finding for item in found_here))
                 self._keep(key, part)
                 if store is not None:
                     store.put_rows(key.hex(), _rows(part))
