@@ -353,8 +353,12 @@ def summarize(source: str | bytes) -> Summary:
     return summarize_tree(tree)
 
 
-def summarize_tree(tree: ast.Module) -> Summary:
-    """The summary of a module Python's ``ast`` has already parsed (the tree is only read)."""
+def summarize_tree(tree: ast.Module, calls: bool = True) -> Summary:
+    """The summary of a module Python's ``ast`` has already parsed (the tree is only read).
+
+    ``calls=False`` leaves out ``loop_calls`` and ``calls``: the language server summarizes each top-level
+    statement alone and joins them, and these two are spelled through the whole module's imports, made once for
+    the module at the join (:mod:`jitcheck.server.summaries`)."""
     imports: dict[str, str] = {}
     classes: dict[str, Any] = {}
     functions: dict[str, Any] = {}
@@ -399,13 +403,14 @@ def summarize_tree(tree: ast.Module) -> Summary:
                 # `apply = jax.jit(_apply, static_argnums=1)`: the parameters of `_apply` when it is defined above
                 functions[node.targets[0].id] = {"params": params, "jit": spec or {"nums": [], "names": []}, "stable": True}
     summary: Summary = {"imports": imports, "classes": classes, "functions": functions}
-    looped = loop_calls(tree, imports)
-    if looped:
-        summary["loop_calls"] = looped
-    calls = call_records(tree, imports, walks)
-    del walks
     if calls:
-        summary["calls"] = calls
+        looped = loop_calls(tree, imports)
+        if looped:
+            summary["loop_calls"] = looped
+        made = call_records(tree, imports, walks)
+        if made:
+            summary["calls"] = made
+    del walks
     if stars:
         summary["stars"] = stars
     if aliases:

@@ -157,16 +157,32 @@ _Judged = tuple[_Batch, list[Statement], list[int], Checked]
 """A batch, the statements of its module (imports included), the line each starts on there, and its check."""
 
 
-def _batches(missing: _Batch, lines: int) -> Iterable[_Batch]:
-    """``missing`` in order, cut into runs of parts of about ``lines`` lines each."""
+def _batches(missing: _Batch, lines: int, ways: int = 1) -> Iterable[_Batch]:
+    """``missing`` in order, cut into runs of parts of about the same number of lines, at most about ``lines`` each.
+
+    The runs are as even as whole parts allow (a first judgement of 3,055 lines in batches of 600 was five
+    batches and a sixth of 29 lines, a check's fixed cost and a helper's round trip for almost nothing), and with
+    ``ways`` judges (this thread and the helpers) their count is a multiple of ``ways`` where there is more than
+    one: the judges, taking batches from both ends, run out of them together rather than one judging a last
+    batch alone while the other waits.
+    """
+    sizes = [sum(member.end - member.start + 1 for member in members) for _, members in missing]
+    total = sum(sizes)
+    count = max(1, -(-total // max(1, lines)))
+    if ways > 1 and count > 1:
+        count = -(-count // ways) * ways
+    share = total / count
     batch: _Batch = []
-    size = 0
-    for key, members in missing:
+    done = 0  # the lines of the batches cut so far and of this one
+    cut = 1  # the batch being filled: it ends once the batches so far hold ``cut`` shares
+    for (key, members), size in zip(missing, sizes, strict=True):
         batch.append((key, members))
-        size += sum(member.end - member.start + 1 for member in members)
-        if size >= lines:
+        done += size
+        if done >= share * cut:
             yield batch
-            batch, size = [], 0
+            batch = []
+            while done >= share * cut:  # a part longer than a share fills more than one
+                cut += 1
     if batch:
         yield batch
 
@@ -286,7 +302,8 @@ class SlicedChecker:
             source, starts = compact(pieces)
             return pieces, starts, source
 
-        batches = deque(_batches(missing, self.batch_lines))
+        ways = 1 + (self.helpers.count if self.helpers is not None else 0)
+        batches = deque(_batches(missing, self.batch_lines, ways))
         judged: list[_Judged] = []
         gave_up = threading.Event()
         changed = threading.Condition()  # guards batches, judged and the count of batches helpers hold
@@ -358,7 +375,10 @@ class SlicedChecker:
                 return self._whole(text, path, settings)
             moved = list(_moved(checked.findings, pieces, starts))
             for key, members in batch:
-                part = _Part(tuple(_stored(moved, members)), tuple((member.start, member.end) for member in members))
+                found_here = tuple(_stored(moved, members))
+                # placed where they were judged: the findings as moved (``at`` made each one again, the same)
+                part = _Part(found_here, tuple((member.start, member.end) for member in members),
+                             tuple(member.start for member in members), path, tuple(item.finding for item in found_here))
                 self._keep(key, part)
                 if store is not None:
                     store.put_rows(key.hex(), _rows(part))

@@ -37,36 +37,43 @@ class Statement:
     """The statement's node in the tree it was read from."""
 
 
-def _binds(node: ast.stmt) -> frozenset[str]:
-    """Module-level names ``node`` may bind (more is harmless: it only joins more statements)."""
-    found: set[str] = set()
+def _binds(node: ast.stmt, nodes: list[ast.AST] | None = None) -> frozenset[str]:
+    """Module-level names ``node`` may bind (more is harmless: it only joins more statements). ``nodes`` is
+    ``walk(node)`` when the caller has it already.
 
-    def visit(item: ast.AST, in_function: bool) -> None:
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not in_function:
-            found.add(item.name)
+    Outside functions and lambdas: the names a def or class, an assignment, an import, a ``match`` capture or an
+    ``except ... as`` binds; anywhere: the names of a ``global`` and a walrus's target (a walrus binds in its function,
+    or at module level: counted either way)."""
+    found: set[str] = set()
+    for item in walk(node) if nodes is None else nodes:  # anywhere, in a function or not
         if isinstance(item, ast.Global):
             found.update(item.names)
-        if not in_function:
-            if isinstance(item, ast.Name) and isinstance(item.ctx, (ast.Store, ast.Del)):
+        elif isinstance(item, ast.NamedExpr) and isinstance(item.target, ast.Name):
+            found.add(item.target.id)
+    stack: list[ast.AST] = [node]
+    while stack:  # outside functions and lambdas: what a function's header and body hold is its own
+        item = stack.pop()
+        if isinstance(item, ast.Name):
+            if isinstance(item.ctx, (ast.Store, ast.Del)):
                 found.add(item.id)
-            elif isinstance(item, ast.alias):
-                found.add((item.asname or item.name).split(".")[0])
-            elif isinstance(item, (ast.MatchAs, ast.MatchStar)) and item.name:
-                found.add(item.name)
-            elif isinstance(item, ast.ExceptHandler) and item.name:
-                found.add(item.name)
-        if isinstance(item, ast.NamedExpr) and isinstance(item.target, ast.Name):
-            found.add(item.target.id)  # a walrus binds in its function, or at module level: counted either way
-        inner = in_function or isinstance(item, _Scoped)
-        for child in children(item):
-            visit(child, inner)
-
-    visit(node, False)
+        elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.add(item.name)
+            continue
+        elif isinstance(item, ast.Lambda):
+            continue
+        elif isinstance(item, ast.ClassDef):
+            found.add(item.name)
+        elif isinstance(item, ast.alias):
+            found.add((item.asname or item.name).split(".")[0])
+        elif isinstance(item, (ast.MatchAs, ast.MatchStar, ast.ExceptHandler)) and item.name:
+            found.add(item.name)
+        stack.extend(children(item))
     return frozenset(found)
 
 
-def _loads(node: ast.stmt) -> frozenset[str]:
-    return IMPLICIT | frozenset(item.id for item in walk(node) if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load))
+def _loads(node: ast.stmt, nodes: list[ast.AST] | None = None) -> frozenset[str]:
+    return IMPLICIT | frozenset(item.id for item in (walk(node) if nodes is None else nodes)
+                                if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load))
 
 
 def statements(text: str, tree: ast.Module | None = None) -> list[Statement] | None:
@@ -145,7 +152,8 @@ def _statements(lines: list[str], body: list[ast.stmt], offset: int) -> list[Sta
         piece = "\n".join(lines[start - 1:end])
         names_of = _NAMES.get(piece)
         if names_of is None:
-            names_of = _NAMES[piece] = (_binds(node), _loads(node), _aliases(node))
+            nodes = walk(node)
+            names_of = _NAMES[piece] = (_binds(node, nodes), _loads(node, nodes), _aliases(node))
             if len(_NAMES) > 50_000:
                 _NAMES.clear()
         found.append(Statement(start + offset, end + offset, piece, names_of[0], names_of[1],

@@ -169,7 +169,8 @@ class Summaries:
         piece = self._pieces.get(statement.text)
         if piece is None:
             assert statement.node is not None
-            summary = lint_index.summarize_tree(ast.Module(body=[statement.node], type_ignores=[]))
+            # (its loop calls and call records are not made: the join leaves them out, made for the whole module)
+            summary = lint_index.summarize_tree(ast.Module(body=[statement.node], type_ignores=[]), calls=False)
             functions = summary.get("functions", {})
             unresolved = any("jit" in entry and entry.get("params") is None for entry in functions.values())
             piece = self._pieces[statement.text] = (summary, _jitted_name(statement.node) if unresolved else None,

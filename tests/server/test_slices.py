@@ -16,6 +16,7 @@ import pytest
 from jitcheck.lint.check import check_text
 from jitcheck.lint.findings import Finding
 from jitcheck.lint.settings import Settings
+from jitcheck.server import slices
 from jitcheck.server.helpers import Helpers
 from jitcheck.server.slices import SlicedChecker, Superseded, import_index, parts, same_parts, spellings, statements
 from tests.lint.checks import test_callables, test_nodes, test_static_values
@@ -127,6 +128,33 @@ def test_parts_judged_in_small_batches_give_the_whole_modules_findings() -> None
     checker = SlicedChecker(batch_lines=1)  # one part a batch
     assert checker.check(text, "m.py", SETTINGS) == whole(text) != ()
     assert checker.judged_parts == 6
+
+
+def test_a_first_judgements_batches_are_even_with_no_short_last_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 20 parts of 7 lines in batches of about 60: three of 7, 7 and 6 parts (cut at 60 lines or more, they were 9, 9
+    # and a last of 2: a check's fixed cost, and a helper's round trip, for a few lines)
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(20))
+    judged: list[int] = []
+
+    def counted(source: str, *args: object, **kwargs: object) -> object:
+        judged.append(source.count("def train_"))
+        return check_text(source, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(slices, "check_text", counted)
+    checker = SlicedChecker(batch_lines=60)
+    assert checker.check(text, "m.py", SETTINGS) == whole(text) != ()
+    assert judged == [7, 7, 6]
+
+
+def test_batches_come_in_a_multiple_of_the_judges_taking_them() -> None:
+    # this thread and a helper take batches from both ends: an even count, so that neither judges a last one alone
+    found = statements("import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(20)))
+    assert found is not None
+    missing = [(bytes([i]), [found[j] for j in group]) for i, group in enumerate(parts(found, spellings(found, SETTINGS)))]
+    assert [len(batch) for batch in slices._batches(missing, 60, ways=2)] == [5, 5, 5, 5]
+    assert [len(batch) for batch in slices._batches(missing, 40, ways=3)] == [4, 3, 3, 4, 3, 3]
+    assert [len(batch) for batch in slices._batches(missing, 1, ways=2)] == [1] * 20  # one part a batch, as before
+    assert [len(batch) for batch in slices._batches(missing, 600, ways=2)] == [20]  # one batch: no helper
 
 
 def test_a_judgement_a_newer_text_made_stale_stops_between_batches_and_its_parts_are_kept() -> None:

@@ -3,6 +3,7 @@ statement by statement, before and after edits, and the same text twice changes 
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -221,3 +222,14 @@ def test_the_opened_file_is_summarized_from_its_text_and_from_disk_only_while_th
         assert "m" not in summaries.joined().modules and "other" in summaries.joined().modules
         summaries.update(opened, text)
         assert summaries.joined().modules["m"]["functions"]["make"].get("returns") == returns
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_statements_summary_for_the_join_is_the_summary_without_its_call_records(path: Path) -> None:
+    # the join leaves a statement's loop calls and call records out (made for the whole module): they are not made
+    tree = lint_index.python_tree(path.read_text())
+    assert tree is not None
+    for node in tree.body:
+        module = ast.Module(body=[node], type_ignores=[])
+        whole = lint_index.summarize_tree(module)
+        assert lint_index.summarize_tree(module, calls=False) == {k: v for k, v in whole.items() if k not in ("loop_calls", "calls")}
