@@ -238,6 +238,15 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("jaxprop", "0.5.7"),
     ("jaxscape", "0.0.13"),
     ("jaxvmas", "0.0.1a1"),
+    # round 14 (5 December 2026; the same source, development side only; scored once as they stood at main cfd1397):
+    ("jaxbo", "0.3.0"),
+    ("jaxht", "0.4.0"),
+    ("mam4-jax", "0.5.1"),
+    ("mbirjax", "0.7.3"),
+    ("omnibias-jax", "0.4.0"),
+    ("qjax", "0.2.0"),
+    ("tesseract-jax", "0.4.0"),
+    ("virtual-casing-jax", "0.0.17"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
