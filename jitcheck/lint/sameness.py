@@ -87,6 +87,9 @@ class Sameness(Repetition):
                 return None
             if not used:
                 return self.same_code(evidence, fun, why="it reads nothing that changes between iterations")
+            if self.carried_callables(loop, fun, set(used)):
+                # `f = jax.jacfwd(f)` at the end of each pass: the function jitted is another one each time.
+                return None
             return self.judged(evidence, fun, kind, used, "iteration")
         function = context.function
         if not isinstance(function, cst.FunctionDef):
@@ -137,8 +140,12 @@ class Sameness(Repetition):
             # A caller's loop hands in what changes on each iteration: judged by what that loop runs over.
             kind = "objects" if "objects" in kinds else "numbers" if kinds == {"numbers"} else "unknown"
             return self.judged(evidence, fun, kind, used, "call")
-        if len(sites) == 1 and sites[0].context.in_loop:
-            return self.same_code(evidence, fun, why="the arguments it reads do not change in the caller's loop")
+        looping = [site for site in sites if site.context.in_loop]
+        if looping:
+            # A caller's loop hands in nothing that changes for what the callable reads (`caller_kinds` found none):
+            # that loop alone compiles the same program on every pass, whatever the other call sites pass.
+            return self.same_code(evidence, fun, why="the arguments it reads do not change in the caller's loop at line "
+                                  f"{self.line_of(looping[0].node)}")
         if all(len(set(texts)) == 1 and None not in texts for texts in passed.values()):
             return self.same_code(evidence, fun, why="every call site passes the same arguments")
         return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
@@ -277,6 +284,21 @@ class Sameness(Repetition):
     def definition_of(self, name: cst.Name) -> cst.CSTNode | None:
         ref = self.single_referent(name)
         return getattr(ref, "node", None)
+
+    def carried_callables(self, loop: cst.CSTNode, fun: cst.CSTNode, used: set[str]) -> set[str]:
+        """The names in ``used`` that ``fun`` calls or hands to a call (a function, not a value it reads) and that the
+        loop's body binds anew from a call reading the name itself (``f = jax.jacfwd(f)``, ``g = compose(h, g)``):
+        a function carried from pass to pass and changed on each, so each pass jits another function."""
+        body = getattr(loop, "body", None)
+        if not isinstance(body, cst.CSTNode):
+            return set()
+        rebound = _SelfRebound(used)
+        body.visit(rebound)
+        if not rebound.names:
+            return set()
+        callables = _CalledNames()
+        fun.visit(callables)
+        return rebound.names & callables.names
 
     def loop_names(self, loop: cst.CSTNode, context: Context) -> set[str]:
         """The names that change on each iteration of ``loop``: its targets and what its body assigns."""
@@ -612,6 +634,47 @@ class _Reader(cst.CSTVisitor):
             if param.default is not None:
                 param.default.visit(self)
         return False
+
+
+class _SelfRebound(cst.CSTVisitor):
+    """The names among ``wanted`` bound by a plain assignment from a call that reads the name itself
+    (``f = jax.jacfwd(f)``); nested functions are not entered."""
+
+    def __init__(self, wanted: set[str]) -> None:
+        super().__init__()
+        self.wanted = wanted
+        self.names: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name) or not isinstance(node.value, cst.Call):
+            return
+        name = node.targets[0].target.value
+        if name in self.wanted:
+            reader = _Reader()
+            node.value.visit(reader)
+            if name in reader.names:
+                self.names.add(name)
+
+
+class _CalledNames(cst.CSTVisitor):
+    """The plain names an expression calls (``f(x)``) or hands to a call (``jax.vmap(f)``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self.names.add(node.func.value)
+        for arg in node.args:
+            if isinstance(arg.value, cst.Name):
+                self.names.add(arg.value.value)
 
 
 class _Bindings(cst.CSTVisitor):

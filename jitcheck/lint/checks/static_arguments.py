@@ -192,6 +192,7 @@ class StaticArguments(Callables, ChangingStatics):
             if found is not None:
                 self.report_problem(expr, found, self.unhashable(expr))
                 return
+        context = self.built_where(expr, context)
         rebuilt = context.per_call and not self.exempt(context)
         found = self.callable_problem(expr, rebuilt=rebuilt, context=context, position=position,
                                       keys="value" if every else "identity")
@@ -213,6 +214,22 @@ class StaticArguments(Callables, ChangingStatics):
             self.report_problem(expr, found, judged)  # (none: each run passes a different computation)
         elif found is None and not rebuilt and isinstance(expr, cst.Lambda) and self.hoistable(expr):
             self.lambda_written_again(expr, position, context, call)
+
+    def built_where(self, expr: cst.BaseExpression, context: Context) -> Context:
+        """Where the callable a static argument names is built: the context of the nested ``def`` (or of the one
+        assignment of a lambda) that the name ``expr`` refers to, when that is in the function of the call's
+        ``context``; else ``context``. A `def` made once before a loop is one object on every pass of it, however
+        often the loop passes it (``def energy(...)`` above ``for seed in seeds: optimize(..., energy)``)."""
+        if not isinstance(expr, cst.Name):
+            return context
+        for ref in self.referents(expr):
+            node = getattr(ref, "node", None)
+            built = self.c.defs.get(node) if isinstance(node, cst.FunctionDef) else \
+                self.c.assigned[node][1] if node in self.c.assigned and isinstance(self.c.assigned[node][0], cst.Lambda) \
+                else None
+            if built is not None and built.function is context.function:
+                return built
+        return context
 
     def other_arguments(self, call: cst.Call, expr: cst.BaseExpression) -> tuple[tuple[str, str], ...]:
         """``call``'s arguments other than ``expr``, by keyword or position: a name or attribute read (data, as

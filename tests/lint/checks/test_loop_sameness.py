@@ -1,0 +1,128 @@
+"""Whether each pass of a loop compiles the same program, judged where the loop is: a function carried from
+pass to pass and changed on each (``f = jax.jacfwd(f)``) is another program each time, and a helper called in a
+loop that hands it nothing new for what its callable reads compiles one program on every pass, whatever its other
+call sites pass. jax's compile count decides every case here.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from jitcheck.lint.check import check_source
+from tests.lint.checks.support import HEADER, check, compiles_of, shown
+
+CARRIED = """\
+def jets(points, order):
+    function, out = jnp.sin, []
+    for _ in range(order + 1):
+        out.append(jax.jit(jax.vmap(function))(points))
+        function = jax.grad(function)
+    return out
+"""
+
+CARRIED_KEPT = """\
+def jets(points, order):
+    function, wrappers = jnp.sin, []
+    for _ in range(order + 1):
+        wrappers.append(jax.jit(jax.vmap(function)))
+        function = jax.grad(function)
+    return [w(points) for w in wrappers] + [w(points) for w in wrappers]
+"""
+
+HELPER = """\
+def accurate(scale, points, power=1):
+    return jax.jit(lambda p: (p * scale) ** power)(points)
+
+
+def test_distances():
+    for distance in (0.1, 0.01, 0.001):
+        accurate(2.0, jnp.ones(3) * distance)
+
+
+def test_other_scale():
+    accurate(3.0, jnp.ones(3), power=2)
+"""
+
+HELPER_HOISTED = """\
+def accurate(scale, points, power=1):
+    return ((points * scale) ** power)
+
+
+def test_distances():
+    jitted = jax.jit(accurate)
+    for distance in (0.1, 0.01, 0.001):
+        jitted(2.0, jnp.ones(3) * distance)
+"""
+
+
+def line_of(body: str, text: str) -> int:
+    """The 1-based line of ``text``'s first appearance in ``body``."""
+    return body.splitlines().index(text) + 1
+
+
+def test_a_function_carried_and_transformed_on_each_pass_is_a_different_program() -> None:
+    # Each pass differentiates once more: sin, cos, -sin: three programs (jax names each `jit(sin)`), which no
+    # hoisting makes one: each wrapper kept and called twice still compiles three.
+    assert check(CARRIED) == []
+    assert compiles_of(CARRIED, "jets(jnp.ones(3), 2)", "sin") == 3
+    assert compiles_of(CARRIED_KEPT, "jets(jnp.ones(3), 2)", "sin") == 3
+
+
+def test_a_helper_called_in_a_loop_that_changes_nothing_it_reads_is_shown() -> None:
+    # The loop in `test_distances` passes the same scale and power on each pass (only the points, data, change);
+    # `test_other_scale` passes others, which does not make the loop's three compiles different programs.
+    assert (line_of(HELPER, "    return jax.jit(lambda p: (p * scale) ** power)(points)"), "JC104") in shown(HELPER)
+    assert compiles_of(HELPER, "test_distances()", "<lambda>") == 3
+    assert compiles_of(HELPER_HOISTED, "test_distances()", "accurate") == 1
+
+
+STATIC_DEF_ABOVE_THE_LOOP = """\
+@functools.partial(jax.jit, static_argnames=("energy",))
+def optimize(x, energy):
+    return energy(x)
+
+
+def run(sizes, seeds):
+    out = []
+    for n in sizes:
+        couplings = jnp.ones((n, n))
+
+        def energy(x, couplings=couplings):
+            return x @ couplings @ x
+        for seed in seeds:
+            out.append(optimize(jnp.ones(n) * seed, energy))
+    return out
+"""
+
+STATIC_DEF_IN_THE_LOOP = """\
+@functools.partial(jax.jit, static_argnames=("energy",))
+def optimize(x, energy):
+    return energy(x)
+
+
+def run(seeds):
+    out = []
+    for seed in seeds:
+        def energy(x):
+            return jnp.sum(x) * 2.0
+        out.append(optimize(jnp.ones(3) * seed, energy))
+    return out
+"""
+
+
+def test_a_static_def_made_above_the_loop_that_passes_it_is_one_key_in_that_loop() -> None:
+    # `energy` is made once per size, above the loop over seeds: one object, one key, on every seed. Its own
+    # loop (over sizes) makes another per size, from that size's couplings: whether two sizes are one program is
+    # not shown (a guess, --preview only), and the loop over seeds is not the one that rebuilds it.
+    assert shown(STATIC_DEF_ABOVE_THE_LOOP) == []
+    found = [f for f in check_source(HEADER + textwrap.dedent(STATIC_DEF_ABOVE_THE_LOOP), "module.py") if f.code == "JC105"]
+    loop = line_of(STATIC_DEF_ABOVE_THE_LOOP, "    for n in sizes:") + HEADER.count("\n")
+    assert [reason.line for f in found for reason in f.evidence.again] == [loop]
+    assert compiles_of(STATIC_DEF_ABOVE_THE_LOOP, "run([3], [1.0, 2.0, 3.0])", "optimize") == 1
+    assert compiles_of(STATIC_DEF_ABOVE_THE_LOOP, "run([3, 4], [1.0, 2.0])", "optimize") == 2
+
+
+def test_a_static_def_made_in_the_loop_that_passes_it_is_a_new_key_each_pass() -> None:
+    assert (line_of(STATIC_DEF_IN_THE_LOOP, "        out.append(optimize(jnp.ones(3) * seed, energy))"), "JC105") \
+        in shown(STATIC_DEF_IN_THE_LOOP)
+    assert compiles_of(STATIC_DEF_IN_THE_LOOP, "run([1.0, 2.0, 3.0])", "optimize") == 3
