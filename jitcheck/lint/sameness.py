@@ -90,6 +90,13 @@ class Sameness(Repetition):
             if self.carried_callables(loop, fun, set(used)):
                 # `f = jax.jacfwd(f)` at the end of each pass: the function jitted is another one each time.
                 return None
+            handed = self.counters_handed_on(loop, fun, set(used)) if kind == "numbers" else set()
+            if handed:
+                # `for n in range(4): jax.jit(lambda z: spec.fastpath(z, n))`: an integer handed to a function of the
+                # project may be an order, a size or a count (another program each pass) as well as a value.
+                return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
+                    f"that each iteration builds the same program: the loop's integer {_names(sorted(handed))} is "
+                    "handed to a function that may use it as a size or an order, not only as a value")), confidence="low")
             return self.judged(evidence, fun, kind, used, "iteration")
         function = context.function
         if not isinstance(function, cst.FunctionDef):
@@ -299,6 +306,21 @@ class Sameness(Repetition):
         callables = _CalledNames()
         fun.visit(callables)
         return rebound.names & callables.names
+
+    def counters_handed_on(self, loop: cst.CSTNode, fun: cst.CSTNode, used: set[str]) -> set[str]:
+        """The targets of an integer loop (``for n in range(...)``) among ``used`` that ``fun`` hands, as they are, to a
+        call of something other than jax's or numpy's array functions."""
+        iterable = self.loop_iterable(loop)
+        if not isinstance(iterable, cst.Call) or not self.qnames(iterable.func) & {"range", "builtins.range"} and \
+                get_full_name_for_node(iterable.func) != "range":
+            return set()
+        target = loop.target if isinstance(loop, cst.For) else getattr(getattr(loop, "for_in", None), "target", None)
+        if not isinstance(target, cst.Name) or target.value not in used:
+            return set()
+        calls = _CallsHanding(target.value)
+        fun.visit(calls)
+        return {target.value} if any(not any(q.split(".")[0] in _ARRAY_ROOTS for q in self.qnames(call.func))
+                                     for call in calls.calls) else set()
 
     def loop_names(self, loop: cst.CSTNode, context: Context) -> set[str]:
         """The names that change on each iteration of ``loop``: its targets and what its body assigns."""
@@ -634,6 +656,23 @@ class _Reader(cst.CSTVisitor):
             if param.default is not None:
                 param.default.visit(self)
         return False
+
+
+_ARRAY_ROOTS = frozenset({"jax", "jnp", "numpy", "np", "math", "builtins"})
+"""The roots of qualified names whose functions take an integer as a value (an index, a scale, a count of data)."""
+
+
+class _CallsHanding(cst.CSTVisitor):
+    """The calls that take the name ``name`` itself as an argument."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if any(isinstance(arg.value, cst.Name) and arg.value.value == self.name for arg in node.args):
+            self.calls.append(node)
 
 
 class _SelfRebound(cst.CSTVisitor):

@@ -126,3 +126,64 @@ def test_a_static_def_made_in_the_loop_that_passes_it_is_a_new_key_each_pass() -
     assert (line_of(STATIC_DEF_IN_THE_LOOP, "        out.append(optimize(jnp.ones(3) * seed, energy))"), "JC105") \
         in shown(STATIC_DEF_IN_THE_LOOP)
     assert compiles_of(STATIC_DEF_IN_THE_LOOP, "run([1.0, 2.0, 3.0])", "optimize") == 3
+
+
+ORDERS = """\
+def derivative(f, order):
+    for _ in range(order):
+        f = jax.grad(f)
+    return f
+
+
+def check_orders(z):
+    for n in range(3):
+        jax.jit(lambda zz, n=n: derivative(jnp.sin, n)(zz))(z)
+"""
+
+ORDERS_STATIC = """\
+def derivative(f, order):
+    for _ in range(order):
+        f = jax.grad(f)
+    return f
+
+
+@functools.partial(jax.jit, static_argnums=1)
+def nth(zz, n):
+    return derivative(jnp.sin, n)(zz)
+
+
+def check_orders(z):
+    for n in range(3):
+        nth(z, n)
+"""
+
+SCALES = """\
+def check_scales(z):
+    for n in range(3):
+        jax.jit(lambda zz: zz * n)(z)
+"""
+
+SCALES_PASSED = """\
+@jax.jit
+def scale(zz, k):
+    return zz * k
+
+
+def check_scales(z):
+    for n in range(3):
+        scale(z, n)
+"""
+
+
+def test_an_integer_loop_variable_handed_to_a_function_is_not_assumed_to_be_data() -> None:
+    # `n` is a derivative order: three programs, however the jit is arranged (kept, with `n` static: still three).
+    assert shown(ORDERS) == []
+    assert (line_of(ORDERS, "        jax.jit(lambda zz, n=n: derivative(jnp.sin, n)(zz))(z)"), "JC104") in check(ORDERS)
+    assert compiles_of(ORDERS, "check_orders(jnp.float32(0.5))", "<lambda>") == 3
+    assert compiles_of(ORDERS_STATIC, "check_orders(jnp.float32(0.5))", "nth") == 3
+
+
+def test_an_integer_loop_variable_used_in_arithmetic_is_data() -> None:
+    assert (line_of(SCALES, "        jax.jit(lambda zz: zz * n)(z)"), "JC104") in shown(SCALES)
+    assert compiles_of(SCALES, "check_scales(jnp.ones(3))", "<lambda>") == 3
+    assert compiles_of(SCALES_PASSED, "check_scales(jnp.ones(3))", "scale") == 1
