@@ -195,7 +195,8 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
     if tree is not None:
         try:
             judged_with = with_module(index, module_name or UNNAMED_MODULE, tree)
-            sites = positive_sites(text, tree, settings.graph_constructors, settings.jit_wrappers, hints=judged_with.hints())
+            sites = positive_sites(text, tree, settings.graph_constructors, settings.jit_wrappers, hints=judged_with.hints(),
+                                   reach=judged_with.static_reach(module_name or UNNAMED_MODULE))
             if not sites:
                 return Checked(())
         except Exception as error:

@@ -503,6 +503,40 @@ class Hints:
     the wrapper each one names (``jax.jit``)."""
 
 
+class StaticReach:
+    """What one module's calls can reach of the run's jitted functions with static arguments (:meth:`ProjectIndex.
+    static_reach`): the prefilter asks it whether a call whose last name is one of :attr:`Hints.static_jitted` can be
+    one of them, as the analysis resolves it (:meth:`~jitcheck.lint.resolver.Resolver.indexed_jit`: libcst's
+    qualified names of the callee, followed by :meth:`ProjectIndex.function` through re-exports, star imports and
+    installed packages), or the module's own."""
+
+    def __init__(self, index: ProjectIndex, module: str) -> None:
+        self.index = index
+        self.module = module
+        summary = index.modules[module]
+        self.package = _is_package(summary)
+        self.own = frozenset(name for name, facts in summary["functions"].items() if _static_jit(facts))
+        """The module's own jitted functions with static arguments (their calls stay sites: the analysis judges them
+        with the index's facts of their arguments)."""
+
+    def absolute(self, spelled: str) -> str:
+        """An import's target (``.m.f``) with its leading dots resolved against the module."""
+        return self.index.absolute(spelled, self.module, self.package)
+
+    def static(self, qualified: str) -> bool:
+        """Does ``qualified`` name a jitted function with static arguments, for the index (as ``indexed_jit`` asks)?"""
+        return self.index.static_jitted_at(qualified)
+
+    def is_root(self, name: str) -> bool:
+        """Can a qualified name starting ``name.`` be a module's (one of the run's, or installed)?"""
+        return self.index.is_root(name)
+
+
+def _static_jit(facts: Mapping[str, Any]) -> bool:
+    spec = facts.get("jit")
+    return bool(spec and (spec.get("nums") or spec.get("names") or spec.get("all")))
+
+
 class ProjectIndex:
     """Summaries joined by module name, with the lookups the resolver needs."""
 
@@ -530,11 +564,19 @@ class ProjectIndex:
         """``(index, name)`` when this index is ``index`` plus the one module ``name`` (:func:`with_module`)."""
         self._named: dict[str, bool] = {}
         """:meth:`_may_name`'s answers, by first name."""
+        self._static_at: dict[str, bool] = {}
+        """:meth:`static_jitted_at`'s answers, by qualified name."""
+        self._roots: dict[str, bool] = {}
+        """:meth:`is_root`'s answers, by name."""
+        self._reach: dict[str, StaticReach] = {}
 
     def add(self, name: str, summary: Summary) -> None:
         self.modules[name] = summary
         self.extends = None
         self._named.clear()
+        self._static_at.clear()
+        self._roots.clear()
+        self._reach.clear()
         self._hints = None
         self._subclasses = None
         self._loop_called = None
@@ -646,6 +688,39 @@ class ProjectIndex:
                 self._hints = Hints(frozenset(factories), frozenset(jitted), tuple(sorted(aliases)))
         return self._hints
 
+    def static_reach(self, module: str) -> StaticReach | None:
+        """What ``module``'s calls can reach of the run's jitted functions with static arguments; None when the
+        module is not indexed (then every call spelling one of :attr:`Hints.static_jitted` stays a site)."""
+        if module not in self.modules:
+            return None
+        found = self._reach.get(module)
+        if found is None:
+            found = self._reach[module] = StaticReach(self, module)
+        return found
+
+    def static_jitted_at(self, qualified: str) -> bool:
+        """Whether :meth:`function` of ``qualified`` (a dotted name) is a jitted function with static arguments."""
+        found = self._static_at.get(qualified)
+        if found is None:
+            facts = self.function(qualified) if "." in qualified else None
+            found = self._static_at[qualified] = facts is not None and _static_jit(facts)
+        return found
+
+    def is_root(self, name: str) -> bool:
+        """Whether a module's qualified name can start with ``name`` (a module of the run, or one on ``sys.path``)."""
+        if not self._roots:
+            self._roots.update((module.partition(".")[0], True) for module in self.modules)
+        found = self._roots.get(name)
+        if found is None:
+            found = False
+            if self.installed:
+                try:
+                    found = importlib.machinery.PathFinder.find_spec(name) is not None
+                except (ImportError, ValueError, AttributeError):
+                    found = True  # unsure: as if it were one
+            self._roots[name] = found
+        return found
+
     def _module_hints(self, modules: Iterable[str]) -> tuple[set[str], set[str], list[tuple[str, str]]]:
         """The factories, the jitted functions with static arguments and the jit aliases that ``modules`` define."""
         factories: set[str] = set()
@@ -654,8 +729,7 @@ class ProjectIndex:
             for name, facts in self.modules[module]["functions"].items():
                 if facts.get("returns"):
                     factories.add(name)
-                spec = facts.get("jit")
-                if spec and (spec.get("nums") or spec.get("names") or spec.get("all")):
+                if _static_jit(facts):
                     jitted.add(name)
         from jitcheck.lint.names import JIT_WRAPPERS
 
@@ -1203,4 +1277,4 @@ def module_name_cached(path: Path, packages: dict[Path, bool]) -> str:
 
 
 __all__ = [
-    "UNNAMED_MODULE", "Hints", "ProjectIndex", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "python_tree", "summarize", "summarize_tree", "summary_digest", "with_module"]
+    "UNNAMED_MODULE", "Hints", "ProjectIndex", "StaticReach", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "python_tree", "summarize", "summarize_tree", "summary_digest", "with_module"]

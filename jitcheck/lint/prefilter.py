@@ -20,7 +20,7 @@ from typing import Union
 from jitcheck.lint import names
 from jitcheck.lint.astwalk import children
 from jitcheck.lint.collect import _ALIAS
-from jitcheck.lint.index import Hints, python_tree
+from jitcheck.lint.index import Hints, StaticReach, python_tree
 
 Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -81,6 +81,10 @@ class _Index:
         """Names handed to a call as an argument (a use of what they hold)."""
         self.modules: dict[str, str] = {}
         """Import aliases and the qualified names they stand for (``nn`` -> ``flax.linen``)."""
+        self.import_targets: dict[str, list[str]] = {}
+        """What each name an import binds (anywhere) stands for, as spelled: ``.m.f`` for ``from .m import f``."""
+        self.stars = False
+        """Whether the module takes names by ``from m import *``."""
         self.class_of: dict[int, ast.ClassDef] = {}
         self.classes: set[str] = set()
         self.outer: dict[int, Function | None] = {}
@@ -182,20 +186,27 @@ class _Index:
                     local = alias.asname or alias.name.split(".")[0]
                     self.imported.add(local)
                     self.modules[local] = alias.name if alias.asname else local
+                    self.import_targets.setdefault(local, []).append(self.modules[local])
             elif isinstance(node, ast.ImportFrom):
+                source = "." * node.level + (f"{node.module}." if node.module else "")
                 for alias in node.names:
                     local = alias.asname or alias.name
                     self.imported.add(local)
                     if node.module and not node.level:
                         self.modules[local] = f"{node.module}.{alias.name}"
+                    if alias.name == "*":
+                        self.stars = True
+                    else:
+                        self.import_targets.setdefault(local, []).append(f"{source}{alias.name}")
             stack.extend((child, node, function, loop) for child in children(node))
 
 
 class _Judge:
     def __init__(self, index: _Index, jit: frozenset[str], graph: frozenset[str], jit_qualified: frozenset[str] = frozenset(),
-                 hints: Hints | None = None) -> None:
+                 hints: Hints | None = None, reach: StaticReach | None = None) -> None:
         self.index = index
         self.hints = hints if hints is not None else Hints()
+        self.reach = reach
         self.jit = jit
         self.graph = graph
         self.sites = {id(site.node): site for site in index.calls}
@@ -278,6 +289,29 @@ class _Judge:
         if not isinstance(node, ast.Name) or node.id not in self.index.modules or node.id in self.index.binders:
             return None
         return ".".join([self.index.modules[node.id], *reversed(parts)])
+
+    def static_callee(self, func: ast.expr) -> bool:
+        """Can the analysis find ``func`` (``f`` or ``m.f``, its last name one of :attr:`Hints.static_jitted`) to be a
+        jitted function of the run with static arguments? It asks libcst's qualified names of ``func``
+        (:meth:`~jitcheck.lint.resolver.Resolver.indexed_jit`), which are made from how its first name is bound: by
+        an import (anywhere in the module: ``from .m import f`` gives ``<package>.m.f``), at module level (``f``,
+        ``m.f``), in a class (``C.m.f``), in a function (``g.<locals>.m.f``, never a module's), or not at all
+        (``builtins.m.f``; with a star import, what the index says the module takes). Each of those a module may
+        hold is asked of the index, through re-exports and installed packages; a module's own such function, a
+        module with ``import *`` and a class named as a module stay sites, unasked."""
+        reach = self.reach
+        if reach is None or _last(func) in reach.own or self.index.stars:
+            return True
+        head = func.value if isinstance(func, ast.Attribute) else func
+        if not isinstance(head, ast.Name):
+            return True
+        rest = f".{func.attr}" if isinstance(func, ast.Attribute) else ""
+        for target in self.index.import_targets.get(head.id, ()):
+            if reach.static(reach.absolute(target) + rest):
+                return True
+        if rest and reach.static(head.id + rest) or reach.static(f"builtins.{head.id}{rest}"):
+            return True
+        return any(reach.is_root(name) for name in self.index.classes)
 
     def is_jit(self, func: ast.expr) -> bool:
         """Spelled like a jit wrapper, and not imported as something known to be another thing."""
@@ -475,7 +509,8 @@ class _Judge:
             assert isinstance(call, ast.Call)
             last = _last(call.func)
             if last in self.hints.static_jitted and _spelled(call.func) is not None and self.static_call_bad(
-                    call, (frozenset(range(len(call.args))), frozenset(k.arg for k in call.keywords if k.arg))):
+                    call, (frozenset(range(len(call.args))), frozenset(k.arg for k in call.keywords if k.arg))) \
+                    and self.static_callee(call.func):
                 yield call  # a jitted function of another module: its static positions are the analysis's to read
             elif last in self.graph:
                 yield call
@@ -498,21 +533,23 @@ class _Judge:
 
 
 def possible(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = (),
-             hints: Hints | None = None, tree: ast.Module | None = None) -> bool:
+             hints: Hints | None = None, tree: ast.Module | None = None, reach: StaticReach | None = None) -> bool:
     """False only when no static rule can report anything in ``source``.
 
     ``hints`` names what other files of the run define (factories, jitted functions
     with static arguments) that a call here may use. ``tree`` is ``ast.parse(source)``
-    when the caller has it already (it is only read).
+    when the caller has it already (it is only read). ``reach`` (the index's :meth:`~jitcheck.lint.index.ProjectIndex.
+    static_reach` of the module) says which calls of those jitted functions the module can make; without it, every
+    call spelling one is a site.
     """
-    judge = _judge(source, graph_constructors, jit_wrappers, hints, tree)
+    judge = _judge(source, graph_constructors, jit_wrappers, hints, tree, reach)
     return judge is True or (isinstance(judge, _Judge) and judge.possible())
 
 
 def positive_sites(source: str, tree: ast.Module, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = (),
-                   hints: Hints | None = None) -> list[ast.AST]:
+                   hints: Hints | None = None, reach: StaticReach | None = None) -> list[ast.AST]:
     """Every call or def of ``tree`` where a rule could fire; empty when none could (then :func:`possible` is False)."""
-    judge = _judge(source, graph_constructors, jit_wrappers, hints, tree)
+    judge = _judge(source, graph_constructors, jit_wrappers, hints, tree, reach)
     return list(judge.positives()) if isinstance(judge, _Judge) else []
 
 
@@ -627,7 +664,7 @@ def may_have_sites(source: str, graph_constructors: Iterable[str] = (), jit_wrap
 
 
 def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterable[str], hints: Hints | None,
-           tree: ast.Module | None) -> _Judge | bool | None:
+           tree: ast.Module | None, reach: StaticReach | None = None) -> _Judge | bool | None:
     """The judge of ``source``; None when no rule can fire by spelling alone, True when Python cannot parse it."""
     found = _spellings(source, graph_constructors, jit_wrappers, hints)
     if found is None:
@@ -638,7 +675,8 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
         tree = python_tree(source)
         if tree is None:
             return True  # let libcst decide, and report
-    return _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints)
+    return _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints,
+                  reach)
 
 
 
