@@ -247,6 +247,18 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("qjax", "0.2.0"),
     ("tesseract-jax", "0.4.0"),
     ("virtual-casing-jax", "0.0.17"),
+    # round 15 (5 December 2026; the same source, development side only; scored once as they stood at main 1da8680):
+    ("clm-ml-jax", "0.1.0"),
+    ("jax-hybridmodels", "0.2.0b1"),
+    ("jax-morpho", "0.3.0"),
+    ("jax-solitons", "0.1.0"),
+    ("jax-tap", "0.3.1"),
+    ("jaxbm", "0.1.0"),
+    ("jaxctx", "1.2.0"),
+    ("jaxfolio", "0.1.1"),
+    ("jaxtfwaves", "0.2.0"),
+    ("neojax-operators", "0.3.0"),
+    ("sfincs-jax", "1.2.0"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
