@@ -128,24 +128,21 @@ def test_a_static_def_made_in_the_loop_that_passes_it_is_a_new_key_each_pass() -
     assert compiles_of(STATIC_DEF_IN_THE_LOOP, "run([1.0, 2.0, 3.0])", "optimize") == 3
 
 
-ORDERS = """\
+DERIVATIVE = """\
 def derivative(f, order):
     for _ in range(order):
         f = jax.grad(f)
     return f
+"""
 
+ORDERS = DERIVATIVE + """
 
 def check_orders(z):
     for n in range(3):
         jax.jit(lambda zz, n=n: derivative(jnp.sin, n)(zz))(z)
 """
 
-ORDERS_STATIC = """\
-def derivative(f, order):
-    for _ in range(order):
-        f = jax.grad(f)
-    return f
-
+ORDERS_STATIC = DERIVATIVE + """
 
 @functools.partial(jax.jit, static_argnums=1)
 def nth(zz, n):
