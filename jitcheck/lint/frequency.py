@@ -20,7 +20,7 @@ from jitcheck.lint import names
 from jitcheck.lint.callers import Elsewhere, repeated_elsewhere
 from jitcheck.lint.collect import CallSite, ClassInfo, Context
 from jitcheck.lint.positions import Span, ranges_of
-from jitcheck.lint.resolver import Resolver, returned_values
+from jitcheck.lint.resolver import Resolver, param_names, returned_values
 
 _NOT_LIBRARY = frozenset({
     "test", "tests", "testing", "example", "examples", "doc", "docs", "benchmark", "benchmarks", "script", "scripts",
@@ -300,8 +300,8 @@ class Frequency(Resolver):
             expr = decorator.decorator
             if self.jit_decorator(expr) is not None:
                 return True  # runs only while the outer function is traced
-            if self.qnames(expr.func if isinstance(expr, cst.Call) else expr) & names.CACHING_DECORATORS or \
-                    names.cache_named(_last_name(expr.func if isinstance(expr, cst.Call) else expr)):
+            target = expr.func if isinstance(expr, cst.Call) else expr
+            if self.qnames(target) & names.CACHING_DECORATORS or names.cache_named(_last_name(target)):
                 cached = True
         if context.in_loop:
             return False
@@ -346,7 +346,7 @@ class Frequency(Resolver):
             # computation only where its callers use it where they make it, again and again. A jit of a parameter
             # (`def maybe_jit(fn): return jit(fn)`) is an alias of jit, judged where it is called.
             wrapped = wrapper_call.args[0].value if isinstance(wrapper_call, cst.Call) and wrapper_call.args else None
-            if isinstance(wrapped, cst.Name) and wrapped.value in _parameter_names(context.function):
+            if isinstance(wrapped, cst.Name) and wrapped.value in param_names(context.function):
                 return False
             return self.product_repeated(context.function, context)
         return False
@@ -416,7 +416,7 @@ class Frequency(Resolver):
         """True when the factory ``function``'s callers here use its product where they make it (:meth:`product_used`)
         in a loop, at one site whose function runs again, or at two sites that can both run where each does not
         amortise its build over a loop of its own (:meth:`amortised`)."""
-        sites = [site for site in self.callers(function, built) if self.product_used(site)]
+        sites = self.product_sites(function, built)
         if any(site.context.in_loop for site in sites):
             return True
         if len(sites) == 1:
@@ -433,8 +433,12 @@ class Frequency(Resolver):
         if not (self.returns_closure(function) or any(isinstance(v, cst.Call) and _constructor(v)
                                                       for v in returned_values(function))):
             return []
-        sites = [site for site in self.callers(function, context) if self.product_used(site)]
+        sites = self.product_sites(function, context)
         return sites if sites and all(self.amortised(site) for site in sites) else []
+
+    def product_sites(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
+        """The call sites of the factory ``function`` here that use its product where they make it (:meth:`product_used`)."""
+        return [site for site in self.callers(function, context) if self.product_used(site)]
 
     def driver_again(self, context: Context) -> bool:
         """True when the function of ``context`` is shown to run more than once: called in a loop or at two sites
@@ -569,22 +573,12 @@ def _last_name(expr: cst.BaseExpression) -> str:
     return expr.attr.value if isinstance(expr, cst.Attribute) else expr.value if isinstance(expr, cst.Name) else ""
 
 
-def _parameter_names(function: cst.FunctionDef) -> set[str]:
-    """The names of every parameter of ``function``, ``*args`` and ``**kwargs`` included."""
-    parameters = function.params
-    found = {p.name.value for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params)}
-    for star in (parameters.star_arg, parameters.star_kwarg):
-        if isinstance(star, cst.Param):
-            found.add(star.name.value)
-    return found
-
-
 def reads_inputs(site: CallSite) -> bool:
     """True when the arguments of the call ``site`` read a parameter of the function the call is in."""
     function = site.context.function
     if not isinstance(function, cst.FunctionDef):
         return False
-    inputs = _parameter_names(function)
+    inputs = param_names(function)
     pending: list[cst.CSTNode] = [arg.value for arg in site.node.args]
     while pending:
         node = pending.pop()
@@ -597,8 +591,7 @@ def reads_inputs(site: CallSite) -> bool:
 def _constructor(call: cst.Call) -> bool:
     """True when ``call`` builds an object of a class, by the convention that class names are capitalised
     (``Model(init, apply)``, ``optim.PSO(f)``; not a constant's name in capitals)."""
-    func = call.func
-    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    name = _last_name(call.func)
     return name[:1].isupper() and not name.isupper()
 
 

@@ -195,6 +195,7 @@ def cache_named(name: str) -> bool:
     lowered = name.lower()
     return "cache" in lowered or "memo" in lowered
 
+
 CONSTRUCTOR_METHODS: Final = frozenset({"__init__", "__post_init__", "setup"})
 """Methods that run once per object: ``self.f = jax.jit(self.g)`` there is the recommended pattern."""
 

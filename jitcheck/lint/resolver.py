@@ -823,6 +823,14 @@ def has_param(function: cst.FunctionDef | cst.Lambda, param: cst.Param) -> bool:
     return any(p is param for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params))
 
 
+def param_names(function: cst.FunctionDef | cst.Lambda) -> set[str]:
+    """The names of every parameter of ``function``, ``*args`` and ``**kwargs`` included."""
+    parameters = function.params
+    found = {p.name.value for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params)}
+    found |= {p.name.value for p in (parameters.star_arg, parameters.star_kwarg) if isinstance(p, cst.Param)}
+    return found
+
+
 def _row_values(decorator: cst.Call, layout: str, params: Sequence[str], name: str) -> list[cst.BaseExpression] | None:
     """The values parameter ``name`` takes in the rows of a parameterized-test decorator; None when a row is not
     literal enough to tell (a row built by a call, a ``*rows`` argument, names given by a variable)."""
@@ -893,4 +901,4 @@ def _row_values(decorator: cst.Call, layout: str, params: Sequence[str], name: s
     return found
 
 
-__all__ = ["ClassRef", "Member", "Receiver", "Resolver", "has_param"]
+__all__ = ["ClassRef", "Member", "Receiver", "Resolver", "has_param", "param_names"]

@@ -21,6 +21,7 @@ from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.evidence import Evidence, Reason
 from jitcheck.lint.frequency import runs_of
 from jitcheck.lint.repetition import Repetition
+from jitcheck.lint.resolver import param_names
 from jitcheck.lint.shapes import SIZED_CONSTRUCTORS, size_arguments
 
 _DATA_ITERABLES = frozenset({"range", "numpy.arange", "numpy.linspace", "numpy.logspace", "jax.numpy.arange",
@@ -270,8 +271,7 @@ class Sameness(Repetition):
                     # `lambda t, c=cov_type: ...` reads `cov_type` where it is made; `lambda x, fn=fn: ...` reads the
                     # outer `fn`, though the parameter has its name.
                     param.default.visit(defaults)
-            own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-            own |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+            own = param_names(node)
             if isinstance(node, cst.FunctionDef):
                 assigned = _Assigned()
                 node.body.visit(assigned)
@@ -311,8 +311,8 @@ class Sameness(Repetition):
         """The targets of an integer loop (``for n in range(...)``) among ``used`` that ``fun`` hands, as they are, to a
         call of something other than jax's or numpy's array functions."""
         iterable = self.loop_iterable(loop)
-        if not isinstance(iterable, cst.Call) or not self.qnames(iterable.func) & {"range", "builtins.range"} and \
-                get_full_name_for_node(iterable.func) != "range":
+        if not isinstance(iterable, cst.Call) or not (
+                self.qnames(iterable.func) | {get_full_name_for_node(iterable.func) or ""}) & {"range", "builtins.range"}:
             return set()
         target = loop.target if isinstance(loop, cst.For) else getattr(getattr(loop, "for_in", None), "target", None)
         if not isinstance(target, cst.Name) or target.value not in used:
@@ -649,9 +649,7 @@ class _Reader(cst.CSTVisitor):
         params = node.params
         inner = _Reader()
         node.body.visit(inner)
-        own = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-        own |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
-        self.names |= inner.names - own
+        self.names |= inner.names - param_names(node)
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             if param.default is not None:
                 param.default.visit(self)
