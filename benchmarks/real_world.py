@@ -148,6 +148,15 @@ MOVED_FROM_SEALED: tuple[tuple[str, str], ...] = (
     ("jaxtronomy", "0.1.5"),
     ("jsmfsb", "1.1.7"),
     ("healjax", "0.2.3"),
+    # picked for round 16 (5 December 2026) as development by a mistaken test of the hash (the parity of the first
+    # hex digit, not of the first byte), labelled blind and scored with the round, their findings read: development
+    ("jax-scalify", "0.1.1"),
+    ("jaxgw", "0.0.4.2"),
+    ("jaxnuts", "0.0.1"),
+    ("jaxqualin", "1.0.0"),
+    ("mujax", "0.1.3"),
+    ("rema-jax", "0.6.0"),
+    ("tbats-jax", "0.1.1"),
 )
 """Libraries the rule sealed that moved to development (split.MOVED_TO_DEVELOPMENT says why): their
 blind labels moved from sealed.tsv to labels.tsv unchanged, and the default run checks them."""
@@ -259,6 +268,16 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("jaxtfwaves", "0.2.0"),
     ("neojax-operators", "0.3.0"),
     ("sfincs-jax", "1.2.0"),
+    ("jax-fixedpoint", "0.0.4"),
+    ("jax-lenstronomy", "0.0.1rc1"),
+    ("jaxdpopt", "0.0.1"),
+    ("jaxhps", "0.2"),
+    ("jaxlogit", "1.0.0"),
+    ("mess-jax", "0.1.2"),
+    ("probjax", "0.1.0"),
+    ("slsqp-jax", "0.21.1"),
+    ("stljax", "1.1.3"),
+    ("tf2jax", "0.3.8"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,

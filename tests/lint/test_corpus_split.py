@@ -34,8 +34,9 @@ def test_the_rule_puts_each_listed_library_on_the_side_it_was_split_to() -> None
 def test_a_library_moved_to_development_stays_sealed_by_the_hash_but_is_no_longer_sealed() -> None:
     by_reading = {"jax-md", "jax-galsim", "dm-haiku", "distrax", "vbjax", "rockpool", "folx", "jaxtronomy", "jsmfsb",
                   "healjax"}
-    by_the_second_rule = set(split.MOVED_TO_DEVELOPMENT) - by_reading
-    assert by_reading <= set(split.MOVED_TO_DEVELOPMENT) and len(by_the_second_rule) == 22
+    by_mistake = {"jax-scalify", "jaxgw", "jaxnuts", "jaxqualin", "mujax", "rema-jax", "tbats-jax"}  # round 16's hash slip
+    by_the_second_rule = set(split.MOVED_TO_DEVELOPMENT) - by_reading - by_mistake
+    assert by_reading | by_mistake <= set(split.MOVED_TO_DEVELOPMENT) and len(by_the_second_rule) == 22
     assert all(split.moved_by_the_second_rule(name) for name in by_the_second_rule)
     # the rule moved every sealed library it picks: none is left of the sealed half it was applied to
     # (once, on 4 December 2026; libraries sealed since, round 8's top-up, are not subject to it)
