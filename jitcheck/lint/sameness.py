@@ -57,7 +57,8 @@ class Sameness(Repetition):
     # -- is each repetition the same computation? -------------------------------------
 
     def sameness(self, evidence: Evidence, fun: cst.CSTNode, context: Context,
-                 arguments: cst.Call | None = None, static: Sequence[cst.BaseExpression] = ()) -> Evidence | None:
+                 arguments: cst.Call | None = None, static: Sequence[cst.BaseExpression] = (),
+                 read: set[str] | None = None, depth: int = 0) -> Evidence | None:
         """``evidence`` with why each run of ``context`` builds the same computation as ``fun``, or None when
         each run builds a different one (a loop over differently-built objects, configurations or functions).
 
@@ -70,10 +71,13 @@ class Sameness(Repetition):
         differently on each pass (other shapes, other pytrees) compile a different program whatever is hoisted,
         and so does a ``static`` argument of that call (:func:`~jitcheck.lint.static_args.static_arguments`) that
         changes on each pass: a new cache key whatever is hoisted. Code that times its compiles or counts its traces does it on purpose: None.
+        ``read`` stands for what ``fun`` reads when ``context`` is a caller's, judged through one call site
+        (:meth:`through_one_site`, ``depth`` callers up): the names that call's arguments read.
         """
         if self.observes_compiles(context.function):
             return None
-        read = self.names_read(fun)
+        if read is None:
+            read = self.names_read(fun)
         if context.in_loop and context.loop is not None:
             loop = context.loop
             changing = self.loop_names(loop, context)
@@ -154,10 +158,45 @@ class Sameness(Repetition):
             # that loop alone compiles the same program on every pass, whatever the other call sites pass.
             return self.same_code(evidence, fun, why="the arguments it reads do not change in the caller's loop at line "
                                   f"{self.line_of(looping[0].node)}")
-        if all(len(set(texts)) == 1 and None not in texts for texts in passed.values()):
+        if all(len(set(texts)) == 1 and None not in texts for texts in passed.values()) and not any(
+                _words(self.argument_text(site, function, context, name) or "") & self.rebound_names()
+                for site in sites if site.context.function is None for name in sources):
             return self.same_code(evidence, fun, why="every call site passes the same arguments")
+        chained = self.through_one_site(fun, function, context, sites, sources, read, depth)
+        if chained is not None:
+            return chained
         return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
             f"that the calls compute the same thing: they pass different {_names(sorted(passed))}")), confidence="low")
+
+    def through_one_site(self, fun: cst.CSTNode, function: cst.FunctionDef, context: Context, sites: list[CallSite],
+                         sources: list[str], read: set[str], depth: int) -> Evidence | None:
+        """The evidence through one call of ``function`` when its calls pass different arguments (two programs,
+        perhaps): a call whose own function is shown to run again, handing on what the rebuilt ``fun`` reads
+        unchanged each time (``predict_mixture(draws, prob)`` called once per rung of a loop that keeps ``prob``),
+        compiles the same program on every one of those runs. None when no call is shown to do so."""
+        if depth >= 3:
+            return None
+        name = context.function_name or "it"
+        for site in sites:
+            caller = site.context
+            if not isinstance(caller.function, cst.FunctionDef) or any(arg.star for arg in site.node.args):
+                continue
+            texts = [self.argument_text(site, function, context, source) or "" for source in sources]
+            if context.self_name is not None and context.self_name in read:
+                # A method reading its receiver: the object it is called on is read too.
+                if not isinstance(site.node.func, cst.Attribute):
+                    continue
+                texts.append(self.module.code_for_node(site.node.func.value))
+            outer = self.again(caller, depth + 1)
+            if outer.confidence != "high" or not outer.again:
+                continue
+            judged = self.sameness(outer, fun, caller, read=set().union(*map(_words, texts)), depth=depth + 1)
+            if judged is None or judged.confidence != "high" or not judged.same:
+                continue
+            line = self.line_of(site.node)
+            reason = Reason("called-from", f"`{name}` is called at line {line}, from `{caller.function_name}`", line)
+            return dataclasses.replace(judged, again=(reason, *judged.again))
+        return None
 
     def sized_by(self, arguments: cst.Call, loop: cst.CSTNode, changing: set[str]) -> bool:
         """True when an argument of ``arguments`` (the call of a wrapper built in ``loop``) is, or is built in the
@@ -403,6 +442,11 @@ class Sameness(Repetition):
             found = self.value_of(iterable)
             if found is not None:
                 return self.items_kind(found[0], depth + 1)
+            # Bound more than once (`gammas = jnp.logspace(...)` in two notebook cells): what every binding holds.
+            bound = [self.c.assigned.get(getattr(r, "node", None)) for r in self.referents(iterable)]  # type: ignore[arg-type]
+            kinds = {self.items_kind(b[0], depth + 1) if b is not None else "unknown" for b in bound}
+            if len(kinds) == 1 and bound:
+                return kinds.pop()
         return "unknown"
 
     def view_kind(self, table: cst.Dict, view: str, depth: int) -> str:
@@ -448,6 +492,21 @@ class Sameness(Repetition):
             arg.value.visit(reader)
         local = site.context.function is not None and bool(reader.names - self.module_names())
         return f"{text}@{id(site.context.function)}" if local else text
+
+    def rebound_names(self) -> set[str]:
+        """The names bound more than once at module level (``num_envs = 16`` in one notebook cell, ``= 64`` in the
+        next): two module-level calls spelling one of them alike may pass two values."""
+        cached: set[str] | None = self.__dict__.get("_rebound_names")
+        if cached is None:
+            scope = self.scopes.get(self.module)
+            cached = set()
+            if scope is not None:
+                counts: dict[str, int] = {}
+                for assignment in scope.assignments:
+                    counts[assignment.name] = counts.get(assignment.name, 0) + 1
+                cached = {name for name, count in counts.items() if count > 1}
+            self.__dict__["_rebound_names"] = cached
+        return cached
 
     def module_names(self) -> set[str]:
         """The names bound at module level (assigned, defined or imported): the same object in every function."""

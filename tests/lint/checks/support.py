@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import jax
 import pytest
@@ -66,17 +67,32 @@ def compiles_of(body: str, call: str, name: str) -> int:
     (appended to HEADER, executed as a module): jax's own count, not the pass's."""
     namespace: dict[str, object] = {"__name__": "planted_case"}
     exec(compile(HEADER + textwrap.dedent(body), "planted_case.py", "exec"), namespace)
+    with _counting(name) as counter:
+        eval(call, namespace)
+    return counter.count
+
+
+def compiles_running(body: str, name: str) -> int:
+    """How many times jax compiles the jitted function ``name`` while ``body`` (appended to HEADER) runs as a
+    module: for module-level code, such as a notebook's cells, that compiles as it runs."""
+    with _counting(name) as counter:
+        exec(compile(HEADER + textwrap.dedent(body), "planted_case.py", "exec"), {"__name__": "planted_case"})
+    return counter.count
+
+
+@contextlib.contextmanager
+def _counting(name: str) -> Iterator[_Compiles]:
+    """jax's compile log for ``name``, counted while the block runs."""
     counter = _Compiles(name)
     logger = logging.getLogger("jax")
     previous = jax.config.jax_log_compiles
     jax.config.update("jax_log_compiles", True)
     logger.addHandler(counter)
     try:
-        eval(call, namespace)
+        yield counter
     finally:
         logger.removeHandler(counter)
         jax.config.update("jax_log_compiles", previous)
-    return counter.count
 
 
 def positive_tests(cases: dict[str, tuple[str, list[tuple[int, str]]]]) -> tuple[Callable[[str], None], Callable[[str], None]]:

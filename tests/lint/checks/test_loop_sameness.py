@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 
 from jitcheck.lint.check import check_source
-from tests.lint.checks.support import HEADER, check, compiles_of, shown
+from tests.lint.checks.support import HEADER, check, compiles_of, compiles_running, shown
 
 CARRIED = """\
 def jets(points, order):
@@ -184,3 +184,38 @@ def test_an_integer_loop_variable_used_in_arithmetic_is_data() -> None:
     assert (line_of(SCALES, "        jax.jit(lambda zz: zz * n)(z)"), "JC104") in shown(SCALES)
     assert compiles_of(SCALES, "check_scales(jnp.ones(3))", "<lambda>") == 3
     assert compiles_of(SCALES_PASSED, "check_scales(jnp.ones(3))", "scale") == 1
+
+
+NUMBERS_BOUND_TWICE = """\
+def energy(gamma, points):
+    return jax.jit(lambda p: p * gamma)(points)
+
+
+gammas = jnp.linspace(0.1, 0.2, 3)
+first = [energy(g, jnp.ones(3)) for g in gammas]
+
+gammas = jnp.linspace(0.3, 0.4, 3)
+second = [energy(g, jnp.ones(3)) for g in gammas]
+"""
+
+NUMBERS_AS_ARGUMENTS = """\
+def scaled(p, gamma):
+    return p * gamma
+
+
+scaled_jit = jax.jit(scaled)
+gammas = jnp.linspace(0.1, 0.2, 3)
+first = [scaled_jit(jnp.ones(3), g) for g in gammas]
+
+gammas = jnp.linspace(0.3, 0.4, 3)
+second = [scaled_jit(jnp.ones(3), g) for g in gammas]
+"""
+
+
+def test_a_loop_over_a_name_every_binding_of_which_holds_numbers_passes_data() -> None:
+    # `gammas` is bound twice (two notebook cells), to numbers both times: each pass bakes another number into
+    # the same program, which an argument would share.
+    lam = line_of(NUMBERS_BOUND_TWICE, "    return jax.jit(lambda p: p * gamma)(points)")
+    assert shown(NUMBERS_BOUND_TWICE) == [(lam, "JC104")]
+    assert compiles_running(NUMBERS_BOUND_TWICE, "<lambda>") == 6
+    assert compiles_running(NUMBERS_AS_ARGUMENTS, "scaled") == 1
