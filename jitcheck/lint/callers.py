@@ -230,6 +230,73 @@ def _stepped(body: Sequence[ast.stmt], randoms: frozenset[str]) -> frozenset[str
     return frozenset(name for name, found in kinds.items() if found <= {"counter", "key"})
 
 
+_MASK_CALLS = frozenset({"isin", "logical_and", "logical_or", "logical_not", "logical_xor", "isfinite", "isnan",
+                         "isinf", "flatnonzero", "nonzero", "argwhere"})
+"""Calls whose result selects a data-dependent number of items when it indexes an array: boolean masks, and the
+index arrays made from them."""
+_KEEPING_CALLS = frozenset({"asarray", "array", "astype", "copy", "ravel", "flatten", "squeeze", "ascontiguousarray"})
+"""Calls that keep the items of what they are handed (their number included)."""
+
+
+def _mask(node: ast.expr, masks: set[str]) -> bool:
+    """A boolean mask or the indices of one: a comparison, ``&``/``|``/``~`` of masks, a mask call (``np.isin``), or
+    a name in ``masks``."""
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.Name):
+        return node.id in masks
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _mask(node.left, masks) or _mask(node.right, masks)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return _mask(node.operand, masks)
+    if isinstance(node, ast.Call):
+        func = node.func
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return last in _MASK_CALLS
+    return False
+
+
+def _selection(node: ast.expr, masks: set[str], selected: set[str]) -> bool:
+    """An array indexed by a mask (``mem["FLUX"][msel][:, bands]``), as it is or through calls that keep its items,
+    or a name in ``selected``: its size depends on the data."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id in selected
+        if isinstance(node, ast.Call):
+            func = node.func
+            last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if last not in _KEEPING_CALLS:
+                return False
+            node = func.value if isinstance(func, ast.Attribute) and not node.args else node.args[0] if node.args else func
+            continue
+        if isinstance(node, ast.Subscript):
+            index = node.slice
+            if any(_mask(part, masks) for part in (index.elts if isinstance(index, ast.Tuple) else [index])):
+                return True
+            node = node.value
+            continue
+        return False
+
+
+def selected_names(body: Sequence[ast.stmt]) -> frozenset[str]:
+    """The names a loop body binds to an array selected by a mask it computes (``msel = np.isin(...)``, then
+    ``mz = mem["Z"][msel]``): an array whose size may change from one pass to the next."""
+    assigns = [node for statement in body for node in walk(statement) if isinstance(node, ast.Assign)]
+    masks: set[str] = set()
+    selected: set[str] = set()
+    for _ in range(3):
+        before = len(masks) + len(selected)
+        for node in assigns:
+            names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+            if _mask(node.value, masks):
+                masks |= names
+            elif _selection(node.value, masks, selected):
+                selected |= names
+        if len(masks) + len(selected) == before:
+            break
+    return frozenset(selected)
+
+
 class _Recorder:
     """Walks one module's statements, recording its calls of names that may be the run's (see :func:`call_records`)."""
 
@@ -242,6 +309,9 @@ class _Recorder:
         self.stepped: dict[int, _Later] = {}
         """For each outermost loop walked (by line): the names its body binds only as a counter or as PRNG keys
         (:func:`_stepped`), worked out when a recorded call first needs them."""
+        self.selected: dict[int, _Later] = {}
+        """For each outermost loop walked (by line): the names its body binds to arrays selected by a mask it
+        computes (:func:`selected_names`), worked out when a recorded call first needs them."""
         self.heads = {local for local, target in imports.items() if target.lstrip(".").split(".", 1)[0] not in _EXTERNAL}
         self.defined = defined
         self.classes = classes
@@ -418,6 +488,7 @@ class _Recorder:
             if loop is None:
                 body, randoms = node.body, self.randoms
                 self.stepped[node.lineno] = _Later(lambda: _stepped(body, randoms))
+                self.selected[node.lineno] = _Later(lambda: selected_names(body))
             if isinstance(node, (ast.For, ast.AsyncFor)):
                 self.expressions(node.iter, caller, params, types, self_name, cls, loop, arms)
             else:
@@ -557,6 +628,9 @@ class _Recorder:
                 later = self.stepped.get(loop[1]) if loop is not None else None
                 if read & changing <= self.carried or (later is not None and read & changing <= self.carried | later.get()):
                     texts.append(f"~carried={key}")
+                chosen = self.selected.get(loop[1]) if loop is not None else None
+                if chosen is not None and read & changing & chosen.get():
+                    texts.append(f"~sized={key}")
             if read & params.get():
                 reading.append(key)
             versions = ",".join(f"{n}#{self.versions[n]}" for n in sorted(read) if self.versions.get(n, 0) > 1)
@@ -763,6 +837,13 @@ class Elsewhere:
                 return "same", "the arguments it reads do not change in that loop"
             if "self" in moving:
                 return "unknown", "the receiver is another object on each iteration of that loop"
+            sized = [t.partition("=")[2] for t in site.texts if t.startswith("~sized=")]
+            selected = [k[-1] for k in keys if _flagged(site, k, sized)]
+            if selected:
+                one = len(selected) == 1
+                return "unknown", f"{', '.join(f'`{k}`' for k in selected)} {'is' if one else 'are'} selected by a mask " \
+                                  f"made on each pass of that loop: {'its size' if one else 'their sizes'}, and so the " \
+                                  "program, may change"
             return site.loop_kind or "unknown", f"{', '.join(f'`{k}`' for k in moving)} change(s) in that loop"
         if self.chain:
             if self.moved:
@@ -899,4 +980,5 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
     return None
 
 
-__all__ = ["Elsewhere", "Site", "call_records", "call_sites", "items_kind", "reached", "repeated_elsewhere"]
+__all__ = ["Elsewhere", "Site", "call_records", "call_sites", "items_kind", "reached", "repeated_elsewhere",
+           "selected_names"]

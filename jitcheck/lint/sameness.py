@@ -9,14 +9,16 @@ compile is a different program, and no restructuring shares them.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
+import textwrap
 from collections.abc import Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from jitcheck.lint.callers import Elsewhere
+from jitcheck.lint.callers import Elsewhere, selected_names
 from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.evidence import Evidence, Reason
 from jitcheck.lint.frequency import runs_of
@@ -243,9 +245,27 @@ class Sameness(Repetition):
             if not site.context.in_loop or caller_loop is None:
                 continue
             outer_changing = self.loop_names(caller_loop, site.context)
-            if any(_words(self.argument_text(site, function, context, name) or "") & outer_changing for name in sources):
+            handed = set().union(*(_words(self.argument_text(site, function, context, name) or "") for name in sources))
+            if handed & outer_changing & self.selected_in(caller_loop):
+                kinds.add("unknown")  # an array selected by a mask made on each pass: its size may change
+            elif handed & outer_changing:
                 kinds.add(self.items_kind(self.loop_iterable(caller_loop)))
         return kinds
+
+    def selected_in(self, loop: cst.CSTNode) -> frozenset[str]:
+        """The names ``loop``'s body binds to an array selected by a mask it computes (:func:`~jitcheck.lint.callers.
+        selected_names`, on Python's reading of the loop's code)."""
+        cache: dict[int, frozenset[str]] = self.__dict__.setdefault("_selected", {})
+        if id(loop) not in cache:
+            found: frozenset[str] = frozenset()
+            try:
+                parsed = ast.parse(textwrap.dedent(self.module.code_for_node(loop)))
+            except (SyntaxError, ValueError):
+                parsed = None
+            if parsed is not None and parsed.body and isinstance(parsed.body[0], (ast.For, ast.AsyncFor, ast.While)):
+                found = selected_names(parsed.body[0].body)
+            cache[id(loop)] = found
+        return cache[id(loop)]
 
     def fed_names(self, fun: cst.CSTNode, context: Context, arguments: cst.Call | None) -> set[str]:
         """The names read by the arguments the wrapper of ``fun`` is called with where it is built: ``arguments``

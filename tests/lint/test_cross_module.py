@@ -243,6 +243,21 @@ def _static_apply(run: str) -> str:
             return apply_fn(x)
         """) + textwrap.dedent(run)
 
+_FIT = """\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    def fit(scale, flux):
+        @jax.jit
+        def step(p):
+            return p * scale + jnp.sum(flux)
+        out = np.zeros((), np.float32)
+        for _ in range(2):
+            out = step(out)
+        return out
+    """
+"""A fit that jits a closure over the data it is handed, on every call (its decorator on line 5)."""
+
 CASES: dict[str, Case] = {
     # -- missed bugs --------------------------------------------------------------------------------
     "a lambda static argument of a jitted function of another module, called through its module": ({
@@ -1060,6 +1075,31 @@ CASES: dict[str, Case] = {
                     fit(x)
             """,
     }, [("use.py", 6, "JC701")], 3, 1),
+    # -- a loop over numbers handing on arrays: of one size (data), or selected by a mask (another size each pass) --
+    "an array of one size handed on each pass of a loop over numbers, to another module's rebuilt jit": ({
+        "fit.py": _FIT,
+        "use.py": """\
+            import numpy as np
+            from pkg.fit import fit
+            def run():
+                flux_all = np.arange(5.0, dtype=np.float32)
+                for it in range(3):
+                    fit(2.0, flux_all * it)
+            """,
+    }, [("fit.py", 5, "JC105")], 3, 1),
+    "an array selected by a mask made on each pass, handed to another module's rebuilt jit": ({
+        "fit.py": _FIT,
+        "use.py": """\
+            import numpy as np
+            from pkg.fit import fit
+            def run():
+                flux_all = np.arange(5.0, dtype=np.float32)
+                for it in range(3):
+                    msel = (flux_all > it) & (flux_all < 10.0)
+                    members = flux_all[msel]
+                    fit(2.0, members)
+            """,
+    }, [], 3, 3),
 }
 
 UNHASHABLE: dict[str, tuple[str, int, str]] = {
