@@ -36,7 +36,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 for folder in (ROOT, ROOT / "benchmarks"):
@@ -72,7 +72,7 @@ class Session:
         self.name, self.command, self.options, self.folder = name, command, options, folder
         self.timeout = timeout
         """The seconds any one step (a request's answer, a version's diagnostics, the exit) may take."""
-        self.stderr: Any = None
+        self.stderr: IO[bytes] | None = None
         """The temporary file the server's standard error goes to (shown when a step fails)."""
         self.process: asyncio.subprocess.Process | None = None
         self.published: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -133,7 +133,7 @@ class Session:
         than ``timeout`` seconds or the server exits first."""
         try:
             return await asyncio.wait_for(awaitable, self.timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise self._failed(f"no answer to {step} in {self.timeout:g} s") from None
         except ServerError as error:
             await self._reaped()
@@ -144,7 +144,7 @@ class Session:
         assert self.process is not None
         try:
             await asyncio.wait_for(self.process.wait(), 5)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
     def _send(self, message: dict[str, Any]) -> None:
@@ -189,7 +189,7 @@ class Session:
 
     async def start(self) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-        self.stderr = tempfile.TemporaryFile(prefix=f"{self.name}-server-stderr-")  # read back when a step fails
+        self.stderr = tempfile.TemporaryFile(prefix=f"{self.name}-server-stderr-")  # noqa: SIM115 (read back when a step fails; closed by stop)
         self.process = await asyncio.create_subprocess_exec(*self.command, env=env, cwd=str(self.folder),
                                                             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                                                             stderr=self.stderr)
