@@ -286,3 +286,86 @@ def test_a_reasons_line_is_moved_as_a_pattern_of_that_line_would_move_it() -> No
         evidence = Evidence(again=(Reason("called", text, line),))
         found = relocated(evidence, lambda n: moved if n == line else n).again[0]
         assert found == Reason("called", re.sub(rf"\bline {line}\b", f"line {moved}", text), moved)
+
+
+class _InProcessHelper:
+    """A helper pool's stand-in judging each batch on a thread of its own, in this process: it records how many
+    batches it was handed before the first came back, and can fail every batch (a helper that died)."""
+
+    count = 1
+
+    def __init__(self, fail: bool = False) -> None:
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.fail = fail
+        self.pool = ThreadPoolExecutor(1)
+        self.handed = 0
+        self.handed_before_first_back = 0
+        self.second = threading.Event()
+        self.stopped = False
+
+    def ready(self) -> None:
+        return None
+
+    def stop(self, terminate: bool = False) -> None:
+        self.stopped = True
+
+    def check(self, source: str, path: str, settings: Settings, index: object, module_name: str) -> object:
+        self.handed += 1
+        if self.handed == 2:
+            self.second.set()
+        first = self.handed == 1
+
+        def run() -> object:
+            if first:  # the first batch comes back only once the next was handed on (or after 5 s: one at a time)
+                self.second.wait(5)
+                self.handed_before_first_back = self.handed
+            if self.fail:
+                raise RuntimeError("the helper died")
+            return check_text(source, path, settings, index=index, module_name=module_name)  # type: ignore[arg-type]
+
+        return self.pool.submit(run)
+
+
+def test_a_helper_is_handed_its_next_batch_before_its_last_one_comes_back() -> None:
+    """Two batches in flight: the next waits in the helper's queue and starts as the last ends (handed on one at a
+    time, the helper sat idle while the server took its result in and sent the next)."""
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(12))
+    helper = _InProcessHelper()
+    checker = SlicedChecker(batch_lines=1, helpers=helper)  # type: ignore[arg-type]
+    assert checker.check(text, "m.py", SETTINGS) == whole(text) and checker.judged_parts == 12
+    assert helper.handed_before_first_back == 2
+    assert helper.handed <= 12 and not helper.stopped
+
+
+def test_the_batches_a_failing_helper_held_are_judged_here() -> None:
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(12))
+    helper = _InProcessHelper(fail=True)
+    checker = SlicedChecker(batch_lines=1, helpers=helper)  # type: ignore[arg-type]
+    assert checker.check(text, "m.py", SETTINGS) == whole(text) and checker.judged_parts == 12
+    assert helper.stopped and helper.handed_before_first_back == 2
+
+
+def test_a_first_judgements_parts_go_into_the_store_after_it_not_during_it(tmp_path: Path) -> None:
+    """Turning the parts into rows for the store is left until after the publication (``store_judged``, called by
+    the server's persist step and by the next judgement): the same rows, and a new session reads them back."""
+    from jitcheck.lint.cache import Cache
+
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
+    store = Cache(tmp_path, "server-test")
+    checker = SlicedChecker(batch_lines=1)
+    assert checker.check(text, "m.py", SETTINGS, store=store) == whole(text)
+    assert store.entries == {}  # nothing turned into rows before the judgement was returned
+    checker.store_judged()
+    assert len(store.entries) == 6
+    store.save()
+    again = SlicedChecker(batch_lines=1)
+    assert again.check(text, "m.py", SETTINGS, store=Cache(tmp_path, "server-test")) == whole(text)
+    assert again.judged_parts == 0
+    # a judgement puts what the last one left unstored first: a part is found in the store as before
+    other = Cache(tmp_path / "other", "server-test")
+    third = SlicedChecker(batch_lines=1)
+    third.check(text, "m.py", SETTINGS, store=other)
+    third.check(text + "\n# more\n", "m.py", SETTINGS)
+    assert len(other.entries) == 6
