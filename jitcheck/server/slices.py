@@ -316,11 +316,12 @@ class SlicedChecker:
         changed = threading.Condition()  # guards batches, judged and the count of batches helpers hold
         held = [0]
 
-        def take(front: bool) -> _Batch | None:
+        def take(front: bool, leaving: int = 0) -> _Batch | None:
+            """The next batch from the front (this thread) or the back (a helper), while more than ``leaving`` are left."""
             if stale is not None and stale():
                 gave_up.set()
             with changed:
-                if gave_up.is_set() or not batches:
+                if gave_up.is_set() or len(batches) <= leaving:
                     return None
                 if not front:
                     held[0] += 1
@@ -342,7 +343,9 @@ class SlicedChecker:
                 sent: deque[tuple[list[Statement], list[int], Future[Checked]]] = deque()
                 try:
                     while True:
-                        while len(held_here) < _IN_FLIGHT and (batch := take(front=False)) is not None:
+                        # (the next batch only while this thread still has one left to take: at the end a batch
+                        # waiting in a busy helper's queue would leave this thread idle)
+                        while len(held_here) < _IN_FLIGHT and (batch := take(False, 1 if held_here else 0)) is not None:
                             held_here.append(batch)
                             pieces, starts, source = prepared(batch)
                             sent.append((pieces, starts, helpers.check(source, path, plain, index, module_name)))

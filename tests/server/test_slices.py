@@ -7,6 +7,7 @@ import contextlib
 import gc
 import re
 import textwrap
+import time
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -294,15 +295,18 @@ class _InProcessHelper:
 
     count = 1
 
-    def __init__(self, fail: bool = False) -> None:
+    def __init__(self, fail: bool = False, hold_first: bool = True) -> None:
         import threading
         from concurrent.futures import ThreadPoolExecutor
 
-        self.fail = fail
+        self.fail, self.hold_first = fail, hold_first
         self.pool = ThreadPoolExecutor(1)
         self.handed = 0
         self.handed_before_first_back = 0
         self.second = threading.Event()
+        self.first_handed = threading.Event()
+        self.release_first: threading.Event | None = None
+        """Set: the first batch comes back only after it is set (and a little more)."""
         self.stopped = False
 
     def ready(self) -> None:
@@ -313,11 +317,16 @@ class _InProcessHelper:
 
     def check(self, source: str, path: str, settings: Settings, index: object, module_name: str) -> object:
         self.handed += 1
+        self.first_handed.set()
         if self.handed == 2:
             self.second.set()
-        first = self.handed == 1
+        first = self.handed == 1 and self.hold_first
+        release = self.release_first if self.handed == 1 else None
 
         def run() -> object:
+            if release is not None:
+                release.wait(5)
+                time.sleep(0.2)
             if first:  # the first batch comes back only once the next was handed on (or after 5 s: one at a time)
                 self.second.wait(5)
                 self.handed_before_first_back = self.handed
@@ -369,3 +378,27 @@ def test_a_first_judgements_parts_go_into_the_store_after_it_not_during_it(tmp_p
     third.check(text, "m.py", SETTINGS, store=other)
     third.check(text + "\n# more\n", "m.py", SETTINGS)
     assert len(other.entries) == 6
+
+
+def test_a_helper_is_not_handed_a_next_batch_that_would_leave_this_thread_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three batches: this thread takes the first, the helper the last; the middle one stays for this thread (in a
+    busy helper's queue it would leave this thread idle at the end)."""
+    import threading
+
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(3))
+    helper = _InProcessHelper(hold_first=False)
+    helper.release_first = threading.Event()  # the helper's batch comes back after this thread took its next one
+
+    def slow_first(*args: object, **kwargs: object) -> object:  # this thread's first batch waits for the helper's
+        helper.first_handed.wait(5)
+        time.sleep(0.2)  # (the helper's feed decides about a next batch right after handing on its first)
+        try:
+            return check_text(*args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            assert helper.release_first is not None
+            helper.release_first.set()
+
+    monkeypatch.setattr(slices, "check_text", slow_first)
+    checker = SlicedChecker(batch_lines=1, helpers=helper)  # type: ignore[arg-type]
+    assert checker.check(text, "m.py", SETTINGS) == whole(text) and checker.judged_parts == 3
+    assert helper.handed == 1
