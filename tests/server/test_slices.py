@@ -307,10 +307,13 @@ class _InProcessHelper:
         self.first_handed = threading.Event()
         self.release_first: threading.Event | None = None
         """Set: the first batch comes back only after it is set (and a little more)."""
+        self.up: threading.Event | None = None
+        """Set: the helper is up (``ready``) only once it is set."""
         self.stopped = False
 
     def ready(self) -> None:
-        return None
+        if self.up is not None:
+            self.up.wait(5)
 
     def stop(self, terminate: bool = False) -> None:
         self.stopped = True
@@ -388,8 +391,11 @@ def test_a_helper_is_not_handed_a_next_batch_that_would_leave_this_thread_none(m
     text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(3))
     helper = _InProcessHelper(hold_first=False)
     helper.release_first = threading.Event()  # the helper's batch comes back after this thread took its next one
+    helper.up = threading.Event()  # the helper is up once this thread has taken its first batch
 
     def slow_first(*args: object, **kwargs: object) -> object:  # this thread's first batch waits for the helper's
+        assert helper.up is not None
+        helper.up.set()
         helper.first_handed.wait(5)
         time.sleep(0.2)  # (the helper's feed decides about a next batch right after handing on its first)
         try:
