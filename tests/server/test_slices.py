@@ -408,3 +408,38 @@ def test_a_helper_is_not_handed_a_next_batch_that_would_leave_this_thread_none(m
     checker = SlicedChecker(batch_lines=1, helpers=helper)  # type: ignore[arg-type]
     assert checker.check(text, "m.py", SETTINGS) == whole(text) and checker.judged_parts == 3
     assert helper.handed == 1
+
+
+def test_the_parts_of_many_batches_are_placed_with_the_collector_still_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What placing the parts allocates does not set off a full pass of the collector before the publication: the
+    passes stay paused until the parts are placed; a batch that reads as JC000 makes the file judged whole, with the
+    collector on again."""
+    from jitcheck.lint.check import Checked
+
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
+    placing: list[bool] = []
+    moved = slices._moved
+
+    def recording(*args: object) -> object:
+        placing.append(gc.isenabled())
+        return moved(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(slices, "_moved", recording)
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        assert SlicedChecker(batch_lines=1).check(text, "m.py", SETTINGS) == whole(text)
+        assert placing == [False] * 6 and gc.isenabled()
+        calls: list[bool] = []
+
+        def unreadable_batch(source: str, *args: object, **kwargs: object) -> Checked:
+            calls.append(gc.isenabled())
+            if source != text:  # a batch: unreadable; the whole file: judged
+                return Checked((), internal_error=True)
+            return check_text(source, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(slices, "check_text", unreadable_batch)
+        assert SlicedChecker(batch_lines=1).check(text, "m.py", SETTINGS) == whole(text)
+        assert calls == [False] * 6 + [True] and gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
