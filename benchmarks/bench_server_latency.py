@@ -16,13 +16,16 @@ defaults. ruff's figures are the baseline where ruff is installed (``pip install
 is no test dependency); the absolute targets of issue 25 are for this 2-core machine and
 are judged as such. Each server process's own CPU time per figure is printed too (from
 Linux's ``/proc``): on a loaded machine, the figure least disturbed; for the open, also with
-the processes the server started (jitcheck's helper processes) counted in.
+the processes the server started (jitcheck's helper processes) counted in. Each server's standard
+error goes to a temporary file: a step that times out (``--timeout``, 600 s by default) or a server that
+exits raises :class:`ServerError`, which shows the end of that file, so a hang explains itself.
 
-    python benchmarks/bench_server_latency.py [--quick]
+    python benchmarks/bench_server_latency.py [--quick] [--timeout SECONDS]
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -33,7 +36,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 for folder in (ROOT, ROOT / "benchmarks"):
@@ -45,6 +48,10 @@ from bench_server import source  # noqa: E402
 LINES = 5_000
 TARGETS = {"open": 0.300, "keystroke p95": 0.050, "single edit": 0.300}
 """Issue 25's absolute targets on this 2-core machine (seconds)."""
+
+
+class ServerError(RuntimeError):
+    """A server that did not answer in time, or that exited: the message ends with its standard error."""
 
 
 def _process_cpu(pid: int) -> float | None:
@@ -60,8 +67,13 @@ class Session:
     """One server over stdio (plain JSON-RPC framing: ruff's replies are not all readable by pygls's client),
     one open document, and the client's copy of its text."""
 
-    def __init__(self, name: str, command: list[str], options: dict[str, object] | None, folder: Path) -> None:
+    def __init__(self, name: str, command: list[str], options: dict[str, object] | None, folder: Path,
+                 timeout: float = 600.0) -> None:
         self.name, self.command, self.options, self.folder = name, command, options, folder
+        self.timeout = timeout
+        """The seconds any one step (a request's answer, a version's diagnostics, the exit) may take."""
+        self.stderr: IO[bytes] | None = None
+        """The temporary file the server's standard error goes to (shown when a step fails)."""
         self.process: asyncio.subprocess.Process | None = None
         self.published: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.replies: dict[int, asyncio.Future[Any]] = {}
@@ -99,6 +111,42 @@ class Session:
                     continue
         return total
 
+    def stderr_tail(self, limit: int = 6_000) -> str:
+        """The end of what the server wrote to its standard error so far."""
+        if self.stderr is None:
+            return ""
+        self.stderr.flush()
+        self.stderr.seek(0)
+        text = self.stderr.read().decode("utf-8", "replace")
+        return text[-limit:]
+
+    def _failed(self, step: str) -> ServerError:
+        assert self.process is not None
+        exited = self.process.returncode
+        state = f"it exited with status {exited}" if exited is not None else "it is still running"
+        tail = self.stderr_tail().rstrip()
+        return ServerError(f"{self.name} server: {step}; {state}. Its standard error"
+                           + (f" (the end):\n{tail}" if tail else ": (empty)"))
+
+    async def _wait(self, awaitable: Any, step: str) -> Any:
+        """``awaitable``'s result; a :class:`ServerError` showing the server's standard error when it takes more
+        than ``timeout`` seconds or the server exits first."""
+        try:
+            return await asyncio.wait_for(awaitable, self.timeout)
+        except TimeoutError:
+            raise self._failed(f"no answer to {step} in {self.timeout:g} s") from None
+        except ServerError as error:
+            await self._reaped()
+            raise self._failed(f"{step}: {error}") from None
+
+    async def _reaped(self) -> None:
+        """Wait a little for a server that closed its output to end (its exit status is then known)."""
+        assert self.process is not None
+        try:
+            await asyncio.wait_for(self.process.wait(), 5)
+        except TimeoutError:
+            pass
+
     def _send(self, message: dict[str, Any]) -> None:
         assert self.process is not None and self.process.stdin is not None
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
@@ -109,7 +157,7 @@ class Session:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.replies[self.next_id] = future
         self._send({"id": self.next_id, "method": method, "params": params})
-        return await asyncio.wait_for(future, 600)
+        return await self._wait(future, f"`{method}`")
 
     def _notify(self, method: str, params: object) -> None:
         self._send({"method": method, "params": params})
@@ -122,7 +170,12 @@ class Session:
             while (line := await stdout.readline()) not in (b"\r\n", b""):
                 if line.lower().startswith(b"content-length:"):
                     length = int(line.split(b":")[1])
-            if not line:
+            if not line:  # the server closed its output (it exited): whatever waits for it fails now, not at the timeout
+                ended = ServerError("the server closed its standard output")
+                for future in self.replies.values():
+                    if not future.done():
+                        future.set_exception(ended)
+                self.published.put_nowait({"ended": True})
                 return
             message = json.loads(await stdout.readexactly(length))
             if "id" in message and "method" in message:  # a request of the server's: answered, with nothing
@@ -136,9 +189,10 @@ class Session:
 
     async def start(self) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+        self.stderr = tempfile.TemporaryFile(prefix=f"{self.name}-server-stderr-")  # noqa: SIM115 (read back when a step fails; closed by stop)
         self.process = await asyncio.create_subprocess_exec(*self.command, env=env, cwd=str(self.folder),
                                                             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                                                            stderr=asyncio.subprocess.DEVNULL)
+                                                            stderr=self.stderr)
         self.reader = asyncio.get_running_loop().create_task(self._read())
         await self._request("initialize", {"processId": os.getpid(), "rootUri": self.folder.as_uri(), "capabilities": {},
                                            "initializationOptions": self.options})
@@ -148,11 +202,18 @@ class Session:
         await self._request("shutdown", None)
         self._notify("exit", None)
         assert self.process is not None
-        await asyncio.wait_for(self.process.wait(), 60)
+        await self._wait(self.process.wait(), "`exit` (the process did not end)")
+        if self.stderr is not None:
+            self.stderr.close()
+            self.stderr = None
 
     async def _until(self, version: int) -> int:
         while True:
-            published = await asyncio.wait_for(self.published.get(), 600)
+            published = await self._wait(self.published.get(), f"version {version}'s diagnostics")
+            if published.get("ended"):
+                self.published.put_nowait(published)
+                await self._reaped()
+                raise self._failed(f"the server ended before version {version}'s diagnostics")
             if published["uri"] == self.uri and published.get("version") in (version, None):
                 return len(published["diagnostics"])
 
@@ -215,7 +276,7 @@ Figures = dict[str, dict[str, list[float]]]
 """Seconds by server name and figure."""
 
 
-async def _measure(quick: bool) -> tuple[Figures, Figures, dict[str, int], int]:
+async def _measure(quick: bool, timeout: float = 600.0) -> tuple[Figures, Figures, dict[str, int], int]:
     folder = Path(tempfile.mkdtemp(prefix="jitcheck-bench-latency-"))
     try:
         path = folder / "module.py"
@@ -226,7 +287,7 @@ async def _measure(quick: bool) -> tuple[Figures, Figures, dict[str, int], int]:
         ruff = shutil.which("ruff")
         if ruff:
             servers.append(("ruff", [ruff, "server"], None))
-        sessions = [Session(name, command, options, folder) for name, command, options in servers]
+        sessions = [Session(name, command, options, folder, timeout) for name, command, options in servers]
         times: Figures = {s.name: {"open": [], "keystroke": [], "import line": [], "pasted def": [], "alias change": []}
                           for s in sessions}
         cpu: Figures = {s.name: {name: [] for name in [*times[s.name], "open, with the processes it started"]} for s in sessions}
@@ -248,7 +309,7 @@ async def _measure(quick: bool) -> tuple[Figures, Figures, dict[str, int], int]:
             await session.stop()
         # A new jitcheck server opens the file again: the parts the first session stored in the folder's
         # .jitcheck_cache (its "cold" open found none: the folder is new) are read, not judged again.
-        again = Session("jitcheck", servers[0][1], servers[0][2], folder)
+        again = Session("jitcheck", servers[0][1], servers[0][2], folder, timeout)
         await again.start()
         opened, warm_findings = await again.open(path)
         times["jitcheck"]["open, warm cache"] = [opened]
@@ -262,10 +323,10 @@ async def _measure(quick: bool) -> tuple[Figures, Figures, dict[str, int], int]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def run(quick: bool) -> list[str]:
+def run(quick: bool, timeout: float = 600.0) -> list[str]:
     """The report's lines (Markdown)."""
     load_before = os.getloadavg()[0]
-    times, cpu, findings, lines = asyncio.run(_measure(quick))
+    times, cpu, findings, lines = asyncio.run(_measure(quick, timeout))
     load_after = os.getloadavg()[0]
     ours = times["jitcheck"]
     theirs = times.get("ruff")
@@ -311,5 +372,20 @@ def run(quick: bool) -> list[str]:
     return out
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="2 rounds of 10 keystrokes (else 5 of 20)")
+    parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                        help="the most any one step may take (an answer, a version's diagnostics, the exit); "
+                             "then the server's standard error is shown (default 600)")
+    arguments = parser.parse_args(argv)
+    try:
+        print("\n".join(run(arguments.quick, arguments.timeout)))
+    except ServerError as error:
+        print(f"bench_server_latency: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
 if __name__ == "__main__":
-    print("\n".join(run("--quick" in sys.argv[1:])))
+    raise SystemExit(main())

@@ -119,6 +119,7 @@ class Project:
     def persist(self) -> None:
         """After a publication: write the parts judged since the last call to the cache folder, for the next
         session, and summarize statement by statement the files whose stored summary was used."""
+        self.checker.store_judged()
         self.stored.save()
         while self._unwarmed:
             self.summaries.warm(*self._unwarmed.pop())

@@ -7,6 +7,7 @@ import contextlib
 import gc
 import re
 import textwrap
+import time
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -286,3 +287,159 @@ def test_a_reasons_line_is_moved_as_a_pattern_of_that_line_would_move_it() -> No
         evidence = Evidence(again=(Reason("called", text, line),))
         found = relocated(evidence, lambda n: moved if n == line else n).again[0]
         assert found == Reason("called", re.sub(rf"\bline {line}\b", f"line {moved}", text), moved)
+
+
+class _InProcessHelper:
+    """A helper pool's stand-in judging each batch on a thread of its own, in this process: it records how many
+    batches it was handed before the first came back, and can fail every batch (a helper that died)."""
+
+    count = 1
+
+    def __init__(self, fail: bool = False, hold_first: bool = True) -> None:
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.fail, self.hold_first = fail, hold_first
+        self.pool = ThreadPoolExecutor(1)
+        self.handed = 0
+        self.handed_before_first_back = 0
+        self.second = threading.Event()
+        self.first_handed = threading.Event()
+        self.release_first: threading.Event | None = None
+        """Set: the first batch comes back only after it is set (and a little more)."""
+        self.up: threading.Event | None = None
+        """Set: the helper is up (``ready``) only once it is set."""
+        self.stopped = False
+
+    def ready(self) -> None:
+        if self.up is not None:
+            self.up.wait(5)
+
+    def stop(self, terminate: bool = False) -> None:
+        self.stopped = True
+
+    def check(self, source: str, path: str, settings: Settings, index: object, module_name: str) -> object:
+        self.handed += 1
+        self.first_handed.set()
+        if self.handed == 2:
+            self.second.set()
+        first = self.handed == 1 and self.hold_first
+        release = self.release_first if self.handed == 1 else None
+
+        def run() -> object:
+            if release is not None:
+                release.wait(5)
+                time.sleep(0.2)
+            if first:  # the first batch comes back only once the next was handed on (or after 5 s: one at a time)
+                self.second.wait(5)
+                self.handed_before_first_back = self.handed
+            if self.fail:
+                raise RuntimeError("the helper died")
+            return check_text(source, path, settings, index=index, module_name=module_name)  # type: ignore[arg-type]
+
+        return self.pool.submit(run)
+
+
+def test_a_helper_is_handed_its_next_batch_before_its_last_one_comes_back() -> None:
+    """Two batches in flight: the next waits in the helper's queue and starts as the last ends (handed on one at a
+    time, the helper sat idle while the server took its result in and sent the next)."""
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(12))
+    helper = _InProcessHelper()
+    checker = SlicedChecker(batch_lines=1, helpers=helper)  # type: ignore[arg-type]
+    assert checker.check(text, "m.py", SETTINGS) == whole(text) and checker.judged_parts == 12
+    assert helper.handed_before_first_back == 2
+    assert helper.handed <= 12 and not helper.stopped
+
+
+def test_the_batches_a_failing_helper_held_are_judged_here() -> None:
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(12))
+    helper = _InProcessHelper(fail=True)
+    checker = SlicedChecker(batch_lines=1, helpers=helper)  # type: ignore[arg-type]
+    assert checker.check(text, "m.py", SETTINGS) == whole(text) and checker.judged_parts == 12
+    assert helper.stopped and helper.handed_before_first_back == 2
+
+
+def test_a_first_judgements_parts_go_into_the_store_after_it_not_during_it(tmp_path: Path) -> None:
+    """Turning the parts into rows for the store is left until after the publication (``store_judged``, called by
+    the server's persist step and by the next judgement): the same rows, and a new session reads them back."""
+    from jitcheck.lint.cache import Cache
+
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
+    store = Cache(tmp_path, "server-test")
+    checker = SlicedChecker(batch_lines=1)
+    assert checker.check(text, "m.py", SETTINGS, store=store) == whole(text)
+    assert store.entries == {}  # nothing turned into rows before the judgement was returned
+    checker.store_judged()
+    assert len(store.entries) == 6
+    store.save()
+    again = SlicedChecker(batch_lines=1)
+    assert again.check(text, "m.py", SETTINGS, store=Cache(tmp_path, "server-test")) == whole(text)
+    assert again.judged_parts == 0
+    # a judgement puts what the last one left unstored first: a part is found in the store as before
+    other = Cache(tmp_path / "other", "server-test")
+    third = SlicedChecker(batch_lines=1)
+    third.check(text, "m.py", SETTINGS, store=other)
+    third.check(text + "\n# more\n", "m.py", SETTINGS)
+    assert len(other.entries) == 6
+
+
+def test_a_helper_is_not_handed_a_next_batch_that_would_leave_this_thread_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three batches: this thread takes the first, the helper the last; the middle one stays for this thread (in a
+    busy helper's queue it would leave this thread idle at the end)."""
+    import threading
+
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(3))
+    helper = _InProcessHelper(hold_first=False)
+    helper.release_first = threading.Event()  # the helper's batch comes back after this thread took its next one
+    helper.up = threading.Event()  # the helper is up once this thread has taken its first batch
+
+    def slow_first(*args: object, **kwargs: object) -> object:  # this thread's first batch waits for the helper's
+        assert helper.up is not None
+        helper.up.set()
+        helper.first_handed.wait(5)
+        time.sleep(0.2)  # (the helper's feed decides about a next batch right after handing on its first)
+        try:
+            return check_text(*args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            assert helper.release_first is not None
+            helper.release_first.set()
+
+    monkeypatch.setattr(slices, "check_text", slow_first)
+    checker = SlicedChecker(batch_lines=1, helpers=helper)  # type: ignore[arg-type]
+    assert checker.check(text, "m.py", SETTINGS) == whole(text) and checker.judged_parts == 3
+    assert helper.handed == 1
+
+
+def test_the_parts_of_many_batches_are_placed_with_the_collector_still_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What placing the parts allocates does not set off a full pass of the collector before the publication: the
+    passes stay paused until the parts are placed; a batch that reads as JC000 makes the file judged whole, with the
+    collector on again."""
+    from jitcheck.lint.check import Checked
+
+    text = "import jax\n\n\n" + "".join(BLOCK.format(i=i) for i in range(6))
+    placing: list[bool] = []
+    moved = slices._moved
+
+    def recording(*args: object) -> object:
+        placing.append(gc.isenabled())
+        return moved(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(slices, "_moved", recording)
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        assert SlicedChecker(batch_lines=1).check(text, "m.py", SETTINGS) == whole(text)
+        assert placing == [False] * 6 and gc.isenabled()
+        calls: list[bool] = []
+
+        def unreadable_batch(source: str, *args: object, **kwargs: object) -> Checked:
+            calls.append(gc.isenabled())
+            if source != text:  # a batch: unreadable; the whole file: judged
+                return Checked((), internal_error=True)
+            return check_text(source, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(slices, "check_text", unreadable_batch)
+        assert SlicedChecker(batch_lines=1).check(text, "m.py", SETTINGS) == whole(text)
+        assert calls == [False] * 6 + [True] and gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
