@@ -258,6 +258,20 @@ _FIT = """\
     """
 """A fit that jits a closure over the data it is handed, on every call (its decorator on line 5)."""
 
+
+
+def _calibrating(*body: str) -> str:
+    """A ``use.py`` whose ``run`` loops three times over ``it`` (0, 1, 2) running ``body`` on an array of 5 items."""
+    lines = "".join(f"                    {line}\n" for line in body)
+    return f"""\
+            import numpy as np
+            from pkg.fit import fit
+            def run():
+                flux_all = np.arange(5.0, dtype=np.float32)
+                for it in range(3):
+{lines}            """
+
+
 CASES: dict[str, Case] = {
     # -- missed bugs --------------------------------------------------------------------------------
     "a lambda static argument of a jitted function of another module, called through its module": ({
@@ -1078,27 +1092,12 @@ CASES: dict[str, Case] = {
     # -- a loop over numbers handing on arrays: of one size (data), or selected by a mask (another size each pass) --
     "an array of one size handed on each pass of a loop over numbers, to another module's rebuilt jit": ({
         "fit.py": _FIT,
-        "use.py": """\
-            import numpy as np
-            from pkg.fit import fit
-            def run():
-                flux_all = np.arange(5.0, dtype=np.float32)
-                for it in range(3):
-                    fit(2.0, flux_all * it)
-            """,
+        "use.py": _calibrating("fit(2.0, flux_all * it)"),
     }, [("fit.py", 5, "JC105")], 3, 1),
     "an array selected by a mask made on each pass, handed to another module's rebuilt jit": ({
         "fit.py": _FIT,
-        "use.py": """\
-            import numpy as np
-            from pkg.fit import fit
-            def run():
-                flux_all = np.arange(5.0, dtype=np.float32)
-                for it in range(3):
-                    msel = (flux_all > it) & (flux_all < 10.0)
-                    members = flux_all[msel]
-                    fit(2.0, members)
-            """,
+        "use.py": _calibrating("msel = (flux_all > it) & (flux_all < 10.0)", "members = flux_all[msel]",
+                               "fit(2.0, members)"),
     }, [], 3, 3),
 }
 
