@@ -115,6 +115,10 @@ def _stored_later(nodes: Sequence[ast.AST], outer: _Later | None = None, known: 
 def _names_read(node: ast.AST | None) -> set[str]:
     if node is None:
         return set()
+    if type(node) is ast.Name:  # most arguments and values: a walk of one node finds itself
+        return {node.id}
+    if type(node) is ast.Constant:
+        return set()
     return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
@@ -122,6 +126,10 @@ def _names_stored(nodes: Iterable[ast.AST]) -> set[str]:
     """The names bound under ``nodes``: assigned, and defined by a ``def`` or ``class`` (a new one each time)."""
     found: set[str] = set()
     for node in nodes:
+        if type(node) is ast.Name:  # most targets (`x = ...`): a walk of one node finds itself
+            if isinstance(node.ctx, ast.Store):
+                found.add(node.id)
+            continue
         for inner in walk(node):
             if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
                 found.add(inner.id)
@@ -295,6 +303,28 @@ def selected_names(body: Sequence[ast.stmt]) -> frozenset[str]:
         if len(masks) + len(selected) == before:
             break
     return frozenset(selected)
+
+
+_SIMPLE_CONSTANTS = (int, bool, type(None))
+
+
+def unparsed(node: ast.expr) -> str:
+    """``ast.unparse(node)``: a name, a dotted name of names, an int, a bool or None (most of the arguments a call
+    record writes out) spelled here as it spells them, without building its unparser for each."""
+    if type(node) is ast.Name:
+        return node.id
+    if type(node) is ast.Attribute:
+        parts = [node.attr]
+        inner = node.value
+        while type(inner) is ast.Attribute:
+            parts.append(inner.attr)
+            inner = inner.value
+        if type(inner) is ast.Name:
+            parts.append(inner.id)
+            return ".".join(reversed(parts))
+    elif type(node) is ast.Constant and type(node.value) in _SIMPLE_CONSTANTS and node.kind is None:
+        return repr(node.value)
+    return ast.unparse(node)
 
 
 class _Recorder:
@@ -562,6 +592,8 @@ class _Recorder:
         while stack and len(self.records) < _MAX_RECORDS:
             current, around = stack.pop()
             kind = type(current)
+            if kind is ast.Name or kind is ast.Constant:
+                continue  # a leaf: no children (the commonest nodes of an expression)
             if kind not in _EXPRESSIONS_HANDLED:  # neither a call, a lambda nor a comprehension: its children
                 for child in children(current):
                     push((child, around))
@@ -634,7 +666,7 @@ class _Recorder:
             if read & params.get():
                 reading.append(key)
             versions = ",".join(f"{n}#{self.versions[n]}" for n in sorted(read) if self.versions.get(n, 0) > 1)
-            texts.append(f"{key}={ast.unparse(value)}"[:200] + (f"@{versions}" if versions else ""))
+            texts.append(f"{key}={unparsed(value)}"[:200] + (f"@{versions}" if versions else ""))
         if self.history is not None:
             built = self.built(read_by_all)
             if built:

@@ -181,10 +181,11 @@ def _nearest_pyproject(start: Path) -> Path | None:
 
 
 def _plan(sources: list[Source], config: Config, options: Options, cache: Cache, report: Report,
-          rest: Iterable[tuple[Path, str, bytes]] = ()) -> _Plan:
+          rest: Iterable[tuple[Path, str, bytes]] = (), resolved: Sequence[Path | None] | None = None) -> _Plan:
     """Read every file; answer from the cache what it can; the rest becomes work for the checking step.
 
-    ``rest``: the project's other files, read for the project index only.
+    ``rest``: the project's other files, read for the project index only. ``resolved``: each source's resolved
+    path, when the caller has them (a resolve asks the file system for every folder of the path).
     """
     plan = _Plan(sources, {}, {}, {}, [])
     read: list[tuple[int, Source, bytes, str]] = []
@@ -214,13 +215,13 @@ def _plan(sources: list[Source], config: Config, options: Options, cache: Cache,
     index_file = config.cache_dir / "index" / f"{config.fingerprint()}.json" if options.use_cache and config.cache_dir else None
     # A stub describes a module, it is none (its `def f(): ...` would stand in for the real one's facts).
     modules_read = [(i, s, d, k) for i, s, d, k in read if not s.is_notebook and s.path.suffix != ".pyi"]
+    paths = {i: (resolved[i] if resolved is not None else None) or s.path.resolve() for i, s, _, _ in modules_read}
     parsed: set[str] = set()
     with paused():  # summaries and syntax trees hold no cycles: the collector would scan a growing heap for nothing
-        plan.project = build_index(itertools.chain(((s.path.resolve(), k, d) for _, s, d, k in modules_read), rest),
+        plan.project = build_index(itertools.chain(((paths[i], k, d) for i, _, d, k in modules_read), rest),
                                    index_file, parsed)
         packages: dict[Path, bool] = {}
-        modules = {i: plan.project.names.get(s.path.resolve()) or module_name_cached(s.path.resolve(), packages)
-                   for i, s, _, _ in modules_read}
+        modules = {i: plan.project.names.get(paths[i]) or module_name_cached(paths[i], packages) for i, _, _, _ in modules_read}
         plan.project.paths.update({modules[i]: s.relative for i, s, _, _ in modules_read})  # evidence names callers' files by these
         depends = plan.project.dependency_keys(index_file.with_name(f"{index_file.stem}.deps.json") if index_file else None)
     # A notebook is no module of the index: any module it may import counts.
@@ -298,8 +299,9 @@ def run(paths: Sequence[Path], config: Config, options: Options, cwd: Path) -> R
     sources: list[Source] = list(discover(paths, config, cwd))
     cache = Cache(config.cache_dir if options.use_cache else None, config.fingerprint())
     report = Report([])
-    have = {s.path.resolve() for s in sources if s.problem is None}
-    plan = _plan(sources, config, options, cache, report, _rest_of_project(paths, config, cwd, have))
+    resolved = [s.path.resolve() if s.problem is None else None for s in sources]
+    have = {path for path in resolved if path is not None}
+    plan = _plan(sources, config, options, cache, report, _rest_of_project(paths, config, cwd, have), resolved)
     if options.fix is not None and not options.diff:
         sweep({s.path.resolve().parent for s in sources if s.problem is None and s.path.exists()})
     if plan.work:

@@ -585,3 +585,37 @@ def test_the_names_worked_out_when_first_read_are_those_worked_out_at_once(monke
     assert later == at_once
     rows = [row for records in later for row in records]
     assert sum(bool(row[4]) for row in rows) > 20 and sum(bool(row[5]) for row in rows) > 20  # changing, reading
+
+
+def test_the_shortcuts_of_the_records_give_what_the_walks_and_the_unparser_give(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The call records spell an argument that is a name, a dotted name, an int, a bool or None without
+    ``ast.unparse``, and read the names of one name without a walk: every expression of real code (this project's
+    modules, tests and fixtures) is spelled as ``ast.unparse`` spells it, and the records are those made with
+    the unparser and the walks alone."""
+    root = Path(__file__).resolve().parents[2]
+    trees = [ast.parse(path.read_bytes()) for folder in ("jitcheck", "tests", "fixtures", "benchmarks")
+             for path in sorted((root / folder).rglob("*.py"))]
+    extra = ast.parse("f(a, a.b.c, 1, -1, True, None, u'x', 'y', 1.5, (a).b, a().b, 10**3, 0x10, 1_000)")
+    shortcut = 0
+    for tree in [*trees, extra]:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.expr):
+                assert callers_module.unparsed(node) == ast.unparse(node)
+                shortcut += type(node) in (ast.Name, ast.Attribute, ast.Constant)
+    assert shortcut > 1000
+    imports = [summarize_tree(tree)["imports"] for tree in trees]
+    fast = [call_records(tree, imported) for tree, imported in zip(trees, imports)]
+
+    def read(node: ast.AST | None) -> set[str]:
+        return set() if node is None else {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    def stored(nodes: list[ast.AST]) -> set[str]:
+        return {n.id if isinstance(n, ast.Name) else n.name for node in nodes for n in ast.walk(node)  # type: ignore[attr-defined]
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+    monkeypatch.setattr(callers_module, "unparsed", ast.unparse)
+    monkeypatch.setattr(callers_module, "_names_read", read)
+    monkeypatch.setattr(callers_module, "_names_stored", stored)
+    assert fast == [call_records(tree, imported) for tree, imported in zip(trees, imports)]
+    assert sum(len(records) for records in fast) > 500

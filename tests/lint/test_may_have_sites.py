@@ -195,3 +195,37 @@ def test_a_jitted_function_of_the_run_is_looked_for_among_the_words_with_the_sam
     assert sum(site for site, _ in answers) > 10
     assert answers[-15] == (True, True)  # `step(x, [x])` in a loop, with `step` a jitted function of the run
     assert answers[-9] == (True, True)  # the NFKC spelling, found through the comment's `step`
+
+
+_BANNER = """\
+from pkg.model import step
+
+
+def setup(model):
+    #{banner}
+    # function to apply before each design step
+    #{banner}
+    def before(model):
+        model.k += 1
+    model.callbacks.append(before)
+"""
+
+
+def test_a_start_before_a_banner_of_hashes_is_judged_at_once() -> None:
+    """A start followed past blanks by comments and no bracket (``step`` in a comment above a line of ``#``) is no
+    site, and the test says so at once: with a comment that could end anywhere, the regex engine tried every way to
+    cut the banner into comments (2^n for n ``#``), and a real file of the corpus held its check until the worker's
+    time limit. The test runs in a child process so that, without the fix, it fails by its time limit."""
+    import subprocess
+    import sys
+
+    text = _BANNER.format(banner="#" * 80)
+    assert positive_sites(text, ast.parse(text), hints=HINTS) == []
+    script = ("import sys; from jitcheck.lint.index import Hints; from jitcheck.lint.prefilter import may_have_sites; "
+              "print(may_have_sites(sys.stdin.read(), hints=Hints(static_jitted=frozenset({'step'}))))")
+    done = subprocess.run([sys.executable, "-c", script], input=text, capture_output=True, text=True, timeout=60,
+                          cwd=ROOT, check=True)
+    assert done.stdout.strip() == "False"
+    # The comment is read to its line's end: a bracket in it is no call, one on the next line after it is.
+    assert not may_have_sites("from pkg.model import step\nstep  # see g(x)\n", hints=HINTS)
+    assert may_have_sites("from pkg.model import step\nstep  # see g(x)\n(1, [1])\n", hints=HINTS)
