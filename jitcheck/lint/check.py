@@ -187,7 +187,8 @@ def check_text(text: str, path: str, settings: Settings, *, index: ProjectIndex 
     if too_deep is not None:
         return Checked((too_deep,))
     if python_parses and index is not None and (module_name or UNNAMED_MODULE) in index.modules and not may_have_sites(
-            text, settings.graph_constructors, settings.jit_wrappers, hints=index.hints()):
+            text, settings.graph_constructors, settings.jit_wrappers, hints=index.hints(),
+            reach=index.static_reach(module_name or UNNAMED_MODULE)):
         return Checked(())
     tree = python_tree(text)  # None: Python refuses it, and libcst decides and reports
     judged_with = index

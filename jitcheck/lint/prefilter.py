@@ -648,7 +648,7 @@ def _as_word(names: Iterable[str], after: str, text: str, words: frozenset[str] 
 
 
 def may_have_sites(source: str, graph_constructors: Iterable[str] = (), jit_wrappers: Iterable[str] = (),
-                   hints: Hints | None = None) -> bool:
+                   hints: Hints | None = None, reach: StaticReach | None = None) -> bool:
     """False when :func:`positive_sites` of ``source`` (a text Python parses) is surely empty, known from the text.
 
     Every site :meth:`_Judge.positives` reports starts from a name (:func:`_spellings`, the module's aliases of
@@ -656,18 +656,130 @@ def may_have_sites(source: str, graph_constructors: Iterable[str] = (), jit_wrap
     a def's decorator, each a name or an attribute, maybe in brackets. Spelled so, the name is a whole word
     followed (past blanks and comments) by ``(``, ``)`` or ``,``, or it stands in a decorator's line: a text
     where no start does is not parsed again to learn that it has no site. In a text with other than ASCII
-    (Python reads an identifier's NFKC form) or with lone carriage returns, the tree decides."""
+    (Python reads an identifier's NFKC form) or with lone carriage returns, the tree decides. ``reach`` (the
+    module's :meth:`~jitcheck.lint.index.ProjectIndex.static_reach`, as :func:`positive_sites` is given it) keeps
+    of the jitted functions with static arguments only the names the module can reach (:func:`_reachable`)."""
     found = _spellings(source, graph_constructors, jit_wrappers, hints)
     if found is None:
         return False
     if not source.isascii() or source.count("\r") != source.count("\r\n"):
         return True
     named = found[0] | found[1]
-    starts = named | _aliases(source, named) | (hints.static_jitted if hints is not None else frozenset())
     words = _text_words(source)  # a decorator's line holds no word the whole text lacks
+    static = hints.static_jitted.intersection(words) if hints is not None else frozenset()
+    if static and reach is not None:
+        static = _reachable(source, static, reach)
+    starts = named | _aliases(source, named) | static
     if _as_word(starts, r"(?=" + _TRIVIA + r"[(),])", source, words):
         return True
     return any(_as_word(starts, "", line, words) for line in _DECORATOR_LINE.findall(source))
+
+
+_GAP = r"(?:[ \t\f]|\\\r?\n)"
+"""What may stand between two tokens of one line: blanks and continuations."""
+_IMPORT = re.compile(r"\bimport\b")
+_FROM = re.compile(r"\bfrom%s*+([\w.]*+(?:%s*+[\w.]++)*+)%s*+$" % (_GAP, _GAP, _GAP))
+"""``from <module>`` just before an ``import`` (the text of its line up to the keyword), its module's spelling."""
+_STATEMENT_START = re.compile(r"(?:^|[;:])%s*+$" % _GAP)
+"""Where a statement may start, before an ``import``: a line's start (past blanks), ``;`` or ``:``."""
+_STAR = re.compile(r"\bimport%s*+\*" % _GAP)
+_BLANKS = re.compile(r"%s*+" % _GAP)
+_LOGICAL = re.compile(r"(?:[^\\\r\n;#]|\\\r?\n)*+")
+"""The rest of a logical line up to a ``;`` or a comment (continuations included)."""
+_ITEM = re.compile(r"\s*(\w+(?:\s*\.\s*\w+)*)(?:\s+as\s+(\w+))?\s*")
+_CLASS = re.compile(r"\bclass%s+(\w+)" % _GAP)
+
+
+def _import_bindings(source: str) -> dict[str, list[str]] | None:
+    """What each name an import of ``source`` binds (anywhere) stands for, spelled as :attr:`_Index.import_targets`
+    spells it (``.m.f`` for ``from .m import f``), read from the text: a superset (an ``import`` in a string or a
+    comment that reads as a statement adds names). None when the module may take names by ``import *``, or an
+    ``import`` where a statement may start does not read as one (then the caller keeps every name)."""
+    if _STAR.search(source):
+        return None
+    bindings: dict[str, list[str]] = {}
+    for match in _IMPORT.finditer(source):
+        line_start = source.rfind("\n", 0, match.start()) + 1
+        befores = [source[line_start:match.start()]]  # its line up to the keyword; and its logical line, if continued
+        while line_start >= 2 and source[line_start - 2] == "\\" or line_start >= 3 and source[line_start - 3:line_start] == "\\\r\n":
+            line_start = source.rfind("\n", 0, line_start - 2) + 1
+        if line_start < match.start() - len(befores[0]):
+            befores.append(source[line_start:match.start()])
+        prefixes: set[str | None] = set()  # each way the text may read (a superset: a name bound more ways is kept more)
+        for before in befores:
+            origin = _FROM.search(before)
+            if origin is not None:
+                module = re.sub(r"[ \t\f\r\n\\]", "", origin.group(1))
+                level = len(module) - len(module.lstrip("."))
+                prefixes.add("." * level + (f"{module[level:]}." if module[level:] else ""))
+            if _STATEMENT_START.search(before) is not None:
+                prefixes.add(None)
+        if not prefixes:
+            continue  # not where an import statement's keyword stands
+        start = _BLANKS.match(source, match.end()).end()  # type: ignore[union-attr]
+        if source.startswith("(", start):
+            parts = []  # the bracket's lines, their comments cut (an import holds no string: `#` starts one)
+            position = start + 1
+            while True:
+                end = source.find("\n", position)
+                code = source[position:end if end >= 0 else len(source)].split("#", 1)[0]
+                close = code.find(")")
+                if close >= 0:
+                    parts.append(code[:close])
+                    break
+                parts.append(code)
+                if end < 0:
+                    return None
+                position = end + 1
+            body = " ".join(parts)
+        else:
+            body = re.sub(r"\\\r?\n", " ", _LOGICAL.match(source, start).group())  # type: ignore[union-attr]
+        for item in body.split(","):
+            if not item.strip():
+                continue
+            parsed = _ITEM.fullmatch(item)
+            if parsed is None:
+                return None
+            name = re.sub(r"\s", "", parsed.group(1))
+            alias = parsed.group(2)
+            for prefix in prefixes:
+                if prefix is None:
+                    local = alias or name.split(".")[0]
+                    bindings.setdefault(local, []).append(name if alias else local)
+                elif "." in name:
+                    return None
+                else:
+                    bindings.setdefault(alias or name, []).append(prefix + name)
+    return bindings
+
+
+def _reachable(source: str, named: frozenset[str], reach: StaticReach) -> frozenset[str]:
+    """The names of ``named`` (jitted functions of the run with static arguments, words of ``source``) that a call
+    of ``source``'s module can reach as :meth:`_Judge.static_callee` asks it: the module's own; a name an import
+    binds to one (``from .m import f``), or ``builtins``'s; an attribute of a name (``m.f``) where that name is
+    one of the run's or an installed module (``m.f``), or imported as one (``import pkg.m as m``), or ``builtins``'s;
+    every name where the receiver is in brackets (``(m).f``), the module may take names by ``import *``, or a class
+    is named as a module. Read from the text: only the names this cannot keep are no start of the text's test."""
+    kept = set(named & reach.own)
+    if len(kept) == len(named) or any(reach.is_root(name) for name in frozenset(_CLASS.findall(source))):
+        return named
+    bindings = _import_bindings(source)
+    if bindings is None:
+        return named
+    for name in named - reach.own:
+        if any(reach.static(reach.absolute(target)) for target in bindings.get(name, ())) or reach.static(f"builtins.{name}"):
+            kept.add(name)
+    left = named - kept
+    if left:
+        pattern = re.compile(r"(?:\b(\w++)|(\)))%s\.%s(%s)\b" % (_TRIVIA, _TRIVIA, "|".join(map(re.escape, sorted(left)))))
+        for match in pattern.finditer(source):
+            receiver, bracket, name = match.groups()
+            if name in kept:
+                continue
+            if bracket is not None or reach.static(f"{receiver}.{name}") or reach.static(f"builtins.{receiver}.{name}") \
+                    or any(reach.static(f"{reach.absolute(target)}.{name}") for target in bindings.get(receiver, ())):
+                kept.add(name)
+    return frozenset(kept)
 
 
 def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterable[str], hints: Hints | None,

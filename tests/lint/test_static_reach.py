@@ -15,7 +15,7 @@ from jitcheck.lint import check as check_module
 from jitcheck.lint import config as config_module
 from jitcheck.lint.check import check_text
 from jitcheck.lint.index import ProjectIndex, summarize
-from jitcheck.lint.prefilter import positive_sites
+from jitcheck.lint.prefilter import may_have_sites, positive_sites
 from jitcheck.lint.runner import Options, run
 from jitcheck.lint.settings import Settings
 
@@ -198,3 +198,73 @@ def test_the_findings_are_those_of_the_callee_an_import_reaches(tmp_path: Path) 
     report = run([tmp_path], config_module.load(tmp_path), Options(jobs=1, use_cache=False), tmp_path)
     found = sorted((Path(f.path).name, f.line) for f in report.findings)
     assert found == [("named.py", 4), ("reexport.py", 4)], [(f.path, f.line, f.code, f.message) for f in report.findings]
+
+
+# The text's test (``may_have_sites``) with the module's reach: each spelling of an import or a receiver that makes
+# the call a site keeps the name a start of the text's test.
+SPELLED = {
+    "continued": "from pkg.solvers \\\n    import solve\n",
+    "bracketed": "from pkg import (  # see g(x)\n    solvers,\n)\nsolve = solvers.solve\n",
+    "statement": "x = 1; from pkg.solvers import solve\n",
+    "suite": "if True: from pkg.solvers import solve\n",
+    "comment_backslash": "# a comment's backslash continues nothing \\\nfrom pkg.solvers import solve\n",
+    "as_itself": "from pkg.solvers import solve as solve\n",
+    "module_dots": "from pkg . solvers import solve\n",
+    "relative_dots": "from .solvers import solve\n",
+    "plain_as": "import pkg.solvers as s\nsolve = None\n",
+}
+_SPELLED_CALLS = {"bracketed": "solvers.solve", "plain_as": "s.solve"}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_SITES))
+def test_the_text_test_spares_a_module_that_cannot_reach_the_name(name: str) -> None:
+    index = _index()
+    text = textwrap.dedent(NOT_SITES[name])
+    hints = index.hints()
+    assert may_have_sites(text, hints=hints), "by its last name alone it passed"
+    assert not may_have_sites(text, hints=hints, reach=index.static_reach(f"pkg.{name}"))
+
+
+@pytest.mark.parametrize("name", sorted(SITES))
+def test_the_text_test_keeps_a_module_that_reaches_the_name(name: str) -> None:
+    index = _index()
+    assert may_have_sites(textwrap.dedent(SITES[name]), hints=index.hints(), reach=index.static_reach(f"pkg.{name}"))
+
+
+@pytest.mark.parametrize("name", sorted(SPELLED))
+@pytest.mark.parametrize("receiver", ["", "(", "  # c\n"])
+def test_the_text_test_keeps_every_spelling_of_a_reaching_import(name: str, receiver: str) -> None:
+    index = _index()
+    call = _SPELLED_CALLS.get(name, "solve")
+    if receiver and "." not in call:
+        return
+    if receiver == "(":
+        call = "(" + call.replace(".", ").")
+    elif receiver:
+        call = "(" + call.replace(".", receiver + "    .") + ")"
+    text = SPELLED[name] + f"def run(x):\n    for i in range(3):\n        {call}(x, [1, 2])\n"
+    index.add(f"pkg.{name}", summarize(text))
+    reach = index.static_reach(f"pkg.{name}")
+    assert positive_sites(text, ast.parse(text), hints=index.hints(), reach=reach), text
+    assert may_have_sites(text, hints=index.hints(), reach=reach), text
+
+
+@pytest.mark.parametrize("text", ["from pkg.api import *\n", "class pkg:\n    pass\n"])
+def test_the_text_test_keeps_every_name_where_unsure(text: str) -> None:
+    index = _index()
+    text += textwrap.dedent(NOT_SITES["unbound"])
+    index.add("pkg.unsure", summarize(text))
+    assert may_have_sites(text, hints=index.hints(), reach=index.static_reach("pkg.unsure"))
+
+
+def test_the_plain_module_is_not_parsed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Known to parse (the run's index read it), a module spelling ``solve(`` that cannot reach the jitted ``solve``
+    is done by the text's test: Python does not parse it a second time."""
+    parsed: list[str] = []
+    real = check_module.python_tree
+    monkeypatch.setattr(check_module, "python_tree", lambda text: parsed.append(text) or real(text))
+    index = _index()
+    for name in ("plain", "named"):
+        text = textwrap.dedent({**NOT_SITES, **SITES}[name])
+        check_text(text, f"{name}.py", Settings(), index=index, module_name=f"pkg.{name}", python_parses=True)
+    assert parsed == [textwrap.dedent(SITES["named"])]
