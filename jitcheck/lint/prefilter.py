@@ -677,17 +677,39 @@ def may_have_sites(source: str, graph_constructors: Iterable[str] = (), jit_wrap
 
 _GAP = r"(?:[ \t\f]|\\\r?\n)"
 """What may stand between two tokens of one line: blanks and continuations."""
-_IMPORT = re.compile(r"\bimport\b")
+_IMPORT = re.compile(r"import(?<!\wimport)\b")
+"""The word ``import`` (the literal first: the engine skips to where it stands)."""
 _FROM = re.compile(r"\bfrom%s*+([\w.]*+(?:%s*+[\w.]++)*+)%s*+$" % (_GAP, _GAP, _GAP))
 """``from <module>`` just before an ``import`` (the text of its line up to the keyword), its module's spelling."""
 _STATEMENT_START = re.compile(r"(?:^|[;:])%s*+$" % _GAP)
 """Where a statement may start, before an ``import``: a line's start (past blanks), ``;`` or ``:``."""
-_STAR = re.compile(r"\bimport%s*+\*" % _GAP)
+_STAR = re.compile(r"import(?<!\wimport)%s*+\*" % _GAP)
 _BLANKS = re.compile(r"%s*+" % _GAP)
 _LOGICAL = re.compile(r"(?:[^\\\r\n;#]|\\\r?\n)*+")
 """The rest of a logical line up to a ``;`` or a comment (continuations included)."""
 _ITEM = re.compile(r"\s*(\w+(?:\s*\.\s*\w+)*)(?:\s+as\s+(\w+))?\s*")
-_CLASS = re.compile(r"\bclass%s+(\w+)" % _GAP)
+_CLASS = re.compile(r"class(?<!\wclass)%s+(\w+)" % _GAP)
+_SPACES = re.compile(r"[ \t\f\r\n\\]")
+_CONTINUATION = re.compile(r"\\\r?\n")
+
+
+def _prefixes(source: str, line_start: int, keyword: int, befores: list[str]) -> set[str | None]:
+    """How the ``import`` at ``keyword`` may read: ``from``'s module spelled as a prefix of its names (``.m.``), None
+    for a plain import; each way its line (and its logical line, if continued) may read (a superset)."""
+    while line_start >= 2 and source[line_start - 2] == "\\" or line_start >= 3 and source[line_start - 3:line_start] == "\\\r\n":
+        line_start = source.rfind("\n", 0, line_start - 2) + 1
+    if line_start < keyword - len(befores[0]):
+        befores = [*befores, source[line_start:keyword]]
+    prefixes: set[str | None] = set()
+    for before in befores:
+        origin = _FROM.search(before)
+        if origin is not None:
+            module = _SPACES.sub("", origin.group(1))
+            level = len(module) - len(module.lstrip("."))
+            prefixes.add("." * level + (f"{module[level:]}." if module[level:] else ""))
+        if _STATEMENT_START.search(before) is not None:
+            prefixes.add(None)
+    return prefixes
 
 
 def _import_bindings(source: str) -> dict[str, list[str]] | None:
@@ -701,19 +723,10 @@ def _import_bindings(source: str) -> dict[str, list[str]] | None:
     for match in _IMPORT.finditer(source):
         line_start = source.rfind("\n", 0, match.start()) + 1
         befores = [source[line_start:match.start()]]  # its line up to the keyword; and its logical line, if continued
-        while line_start >= 2 and source[line_start - 2] == "\\" or line_start >= 3 and source[line_start - 3:line_start] == "\\\r\n":
-            line_start = source.rfind("\n", 0, line_start - 2) + 1
-        if line_start < match.start() - len(befores[0]):
-            befores.append(source[line_start:match.start()])
-        prefixes: set[str | None] = set()  # each way the text may read (a superset: a name bound more ways is kept more)
-        for before in befores:
-            origin = _FROM.search(before)
-            if origin is not None:
-                module = re.sub(r"[ \t\f\r\n\\]", "", origin.group(1))
-                level = len(module) - len(module.lstrip("."))
-                prefixes.add("." * level + (f"{module[level:]}." if module[level:] else ""))
-            if _STATEMENT_START.search(before) is not None:
-                prefixes.add(None)
+        if not befores[0].strip(" \t\f") and (line_start < 2 or source[line_start - 2] not in "\\\r"):
+            prefixes: set[str | None] = {None}  # at a line's start: a plain import (most imports)
+        else:
+            prefixes = _prefixes(source, line_start, match.start(), befores)
         if not prefixes:
             continue  # not where an import statement's keyword stands
         start = _BLANKS.match(source, match.end()).end()  # type: ignore[union-attr]
@@ -733,14 +746,14 @@ def _import_bindings(source: str) -> dict[str, list[str]] | None:
                 position = end + 1
             body = " ".join(parts)
         else:
-            body = re.sub(r"\\\r?\n", " ", _LOGICAL.match(source, start).group())  # type: ignore[union-attr]
+            body = _CONTINUATION.sub(" ", _LOGICAL.match(source, start).group())  # type: ignore[union-attr]
         for item in body.split(","):
             if not item.strip():
                 continue
             parsed = _ITEM.fullmatch(item)
             if parsed is None:
                 return None
-            name = re.sub(r"\s", "", parsed.group(1))
+            name = "".join(parsed.group(1).split())
             alias = parsed.group(2)
             for prefix in prefixes:
                 if prefix is None:
@@ -751,6 +764,32 @@ def _import_bindings(source: str) -> dict[str, list[str]] | None:
                 else:
                     bindings.setdefault(alias or name, []).append(prefix + name)
     return bindings
+
+
+@functools.lru_cache(maxsize=4096)
+def _attribute(name: str) -> re.Pattern[str]:
+    """``.name`` (past blanks and comments), the dot first: the engine skips to each dot."""
+    return re.compile(r"\.%s%s\b" % (_TRIVIA, re.escape(name)))
+
+
+def _receiver(source: str, dot: int) -> str | None:
+    """The name before the dot at ``dot`` (``m`` of ``m.f``); ``""`` when none (``x[0].f``, ``"a".f``: not a name);
+    None when unsure (a receiver in brackets, ``(m).f``, or a comment may stand between)."""
+    before = source[max(0, dot - 4096):dot]
+    code = before.rstrip(" \t\f\r\n\\")
+    if "\n" in before[len(code):]:  # across lines (in brackets): a comment may stand between
+        line_start = code.rfind("\n")
+        if "#" in code[line_start + 1:] or line_start < 0 and len(before) == 4096:
+            return None
+    if not code or code[-1] == ")":
+        return None if code else ""
+    end = len(code)
+    start = end
+    while start > 0 and (code[start - 1].isalnum() or code[start - 1] == "_"):
+        start -= 1
+    if start == 0 and len(before) == 4096:
+        return None
+    return code[start:end]
 
 
 def _reachable(source: str, named: frozenset[str], reach: StaticReach) -> frozenset[str]:
@@ -769,16 +808,15 @@ def _reachable(source: str, named: frozenset[str], reach: StaticReach) -> frozen
     for name in named - reach.own:
         if any(reach.static(reach.absolute(target)) for target in bindings.get(name, ())) or reach.static(f"builtins.{name}"):
             kept.add(name)
-    left = named - kept
-    if left:
-        pattern = re.compile(r"(?:\b(\w++)|(\)))%s\.%s(%s)\b" % (_TRIVIA, _TRIVIA, "|".join(map(re.escape, sorted(left)))))
-        for match in pattern.finditer(source):
-            receiver, bracket, name = match.groups()
-            if name in kept:
+    for name in named - kept:
+        for match in _attribute(name).finditer(source):
+            receiver = _receiver(source, match.start())
+            if receiver == "":
                 continue
-            if bracket is not None or reach.static(f"{receiver}.{name}") or reach.static(f"builtins.{receiver}.{name}") \
+            if receiver is None or reach.static(f"{receiver}.{name}") or reach.static(f"builtins.{receiver}.{name}") \
                     or any(reach.static(f"{reach.absolute(target)}.{name}") for target in bindings.get(receiver, ())):
                 kept.add(name)
+                break
     return frozenset(kept)
 
 
