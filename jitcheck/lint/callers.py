@@ -258,10 +258,13 @@ def _mask(node: ast.expr, masks: set[str]) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
         return _mask(node.operand, masks)
     if isinstance(node, ast.Call):
-        func = node.func
-        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        return last in _MASK_CALLS
+        return _called_name(node.func) in _MASK_CALLS
     return False
+
+
+def _called_name(func: ast.expr) -> str:
+    """The last name of a callee (``np.isin`` -> ``isin``, ``x.astype`` -> ``astype``), "" when it has none."""
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _selection(node: ast.expr, masks: set[str], selected: set[str]) -> bool:
@@ -272,8 +275,7 @@ def _selection(node: ast.expr, masks: set[str], selected: set[str]) -> bool:
             return node.id in selected
         if isinstance(node, ast.Call):
             func = node.func
-            last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if last not in _KEEPING_CALLS:
+            if _called_name(func) not in _KEEPING_CALLS:
                 return False
             node = func.value if isinstance(func, ast.Attribute) and not node.args else node.args[0] if node.args else func
             continue

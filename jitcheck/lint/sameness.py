@@ -161,8 +161,8 @@ class Sameness(Repetition):
             return self.same_code(evidence, fun, why="the arguments it reads do not change in the caller's loop at line "
                                   f"{self.line_of(looping[0].node)}")
         if all(len(set(texts)) == 1 and None not in texts for texts in passed.values()) and not any(
-                _words(self.argument_text(site, function, context, name) or "") & self.rebound_names()
-                for site in sites if site.context.function is None for name in sources):
+                _words(text or "") & self.rebound_names()
+                for texts in passed.values() for site, text in zip(sites, texts) if site.context.function is None):
             return self.same_code(evidence, fun, why="every call site passes the same arguments")
         chained = self.through_one_site(fun, function, context, sites, sources, read, depth)
         if chained is not None:
@@ -246,9 +246,10 @@ class Sameness(Repetition):
                 continue
             outer_changing = self.loop_names(caller_loop, site.context)
             handed = set().union(*(_words(self.argument_text(site, function, context, name) or "") for name in sources))
-            if handed & outer_changing & self.selected_in(caller_loop):
+            moving = handed & outer_changing
+            if moving and moving & self.selected_in(caller_loop):
                 kinds.add("unknown")  # an array selected by a mask made on each pass: its size may change
-            elif handed & outer_changing:
+            elif moving:
                 kinds.add(self.items_kind(self.loop_iterable(caller_loop)))
         return kinds
 

@@ -66,6 +66,12 @@ class Problem:
     """The repetition evidence when it is not the site's: a callable built before the loop that jits it
     is rebuilt by each call of its function, not by the loop (its ``runs_again`` and ``same_computation``)."""
 
+    def reworded(self, said: str, shown: str) -> Problem:
+        """This problem with its message's "where" words ``said`` replaced by ``shown``: the words of the evidence
+        it is reported with, when that is not the evidence the message was first worded from."""
+        position = str(self.fields.get("position", "")).replace(said, shown)
+        return dataclasses.replace(self, fields={**self.fields, "position": position})
+
 
 def snippet(module: cst.Module, node: cst.CSTNode, limit: int = 60) -> str:
     """The source of ``node`` on one line, cut to ``limit`` characters, for a message."""

@@ -255,8 +255,7 @@ class Callables(Fixability):
         judged = self.sameness(repeats, node, built)
         if judged is None:
             return None  # each call builds a different computation
-        position = str(found.fields.get("position", "")).replace(loop_words, self.where(repeats, built))
-        return dataclasses.replace(found, fields={**found.fields, "position": position}, repeats_with=judged)
+        return dataclasses.replace(found.reworded(loop_words, self.where(repeats, built)), repeats_with=judged)
 
     def loop_items_problem(self, expr: cst.Name, target: cst.CSTNode, *, context: Context, position: str,
                            keys: names.Keys) -> Problem | None:

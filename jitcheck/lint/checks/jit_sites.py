@@ -75,8 +75,7 @@ class JitSites(StaticArguments):
             judged = self.sameness(evidence, fun, context, applied, static) if found is not None else None
             if found is not None and judged is not None and judged.again != evidence.again:
                 # Judged through one of its call sites (a caller that runs again): the message says so.
-                position = str(found.fields.get("position", "")).replace(where, self.where(judged, context))
-                found = dataclasses.replace(found, fields={**found.fields, "position": position})
+                found = found.reworded(where, self.where(judged, context))
             if found is not None and judged is not None:
                 self.report_problem(fun, found, judged)
             elif found is None and wrapper.keys == "wrapper":
