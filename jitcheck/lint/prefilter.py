@@ -389,8 +389,11 @@ class _Judge:
         """Could a call of ``func`` build an unhashable or identity-compared value the analysis can name?
 
         Only what libcst's analysis resolves: a class of this file, a builtin
-        container, a partial, or an array factory of numpy / jax (through imports).
+        container, a partial, an array factory of numpy / jax (through imports), or a
+        function of the run that returns a new function on every call (a factory).
         """
+        if _last(func) in self.hints.factories:
+            return True  # `nl_fn=make_nl_fn(h)`: a new function on every call, in a static position
         if isinstance(func, ast.Name):
             if func.id in self.index.classes or func.id in ("list", "dict", "set", "bytearray") or func.id in self.partials:
                 return True
@@ -484,6 +487,13 @@ class _Judge:
                         return True
         return False
 
+    def vmapped(self, name: str) -> list[str]:
+        """The names bound to ``jax.vmap(name, ...)``: calls through them hand the jitted function its arguments in
+        the same positions, static ones included."""
+        return [bound for bound, values in self.index.values.items()
+                if any(isinstance(v, ast.Call) and _last(v.func) == "vmap" and v.args and isinstance(v.args[0], ast.Name)
+                       and v.args[0].id == name for v in values)]
+
     def decorated(self, site: _Site) -> bool:
         function = site.node
         assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -493,7 +503,8 @@ class _Judge:
             spec = self.static_spec(decorator.keywords) if isinstance(decorator, ast.Call) else None
             if site.function is not None and not self.exempt(site.function, site.loop) and self.called_in(function.name, site.function):
                 return True
-            if spec is not None and id(function) not in self.index.class_of and self.binding_bad(function.name, spec, site.function):
+            if spec is not None and id(function) not in self.index.class_of and any(
+                    self.binding_bad(name, spec, site.function) for name in (function.name, *self.vmapped(function.name))):
                 return True
             if spec is not None and id(function) in self.index.class_of and self.index.counters.union(self.index.range_indices) \
                     and any(self.changing(arg) for receiver in ("self", "cls")

@@ -109,6 +109,19 @@ _DIAG_LOOP = textwrap.dedent("""\
     """)
 
 
+_SOLVER = textwrap.dedent("""\
+    import functools
+    import jax
+    def make_coupling(h):
+        def coupling(q):
+            return q * h
+        return coupling
+    @functools.partial(jax.jit, static_argnames=("coupling",))
+    def solve(x, coupling):
+        return coupling(x) + 1.0
+    """)
+
+
 _FILTERED = textwrap.dedent("""\
     import equinox as eqx
     @eqx.filter_jit
@@ -1099,6 +1112,19 @@ CASES: dict[str, Case] = {
         "use.py": _calibrating("msel = (flux_all > it) & (flux_all < 10.0)", "members = flux_all[msel]",
                                "fit(2.0, members)"),
     }, [], 3, 3),
+    # -- a factory's product as another module's static argument; two calls alike among calls that differ --
+    "a factory's product handed as another module's static argument, beside plain names": ({
+        "solver.py": _SOLVER,
+        "use.py": """\
+            import numpy as np
+            from pkg.solver import make_coupling, solve
+            def run():
+                x = np.ones(3, np.float32)
+                for _ in range(3):
+                    coupling = make_coupling(np.float32(2.0))
+                    solve(x, coupling=coupling)
+            """,
+    }, [("use.py", 7, "JC703")], 3, 1),
 }
 
 UNHASHABLE: dict[str, tuple[str, int, str]] = {

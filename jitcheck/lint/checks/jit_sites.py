@@ -127,6 +127,23 @@ class JitSites(StaticArguments):
             for called in self.calls_of(function):
                 self.check_static_arguments(called.node, called.context, spec, params, function.name.value, every=every,
                                             definition=function, declared=decorator)
+            for alias in self.vmapped(function):
+                # `batched = jax.vmap(solve, in_axes=...)`: a call of `batched` hands `solve` its arguments in the same
+                # positions (vmap maps over the arrays only), so its static ones are keys of `solve`'s cache.
+                for called in self.calls_of(alias):
+                    self.check_static_arguments(called.node, called.context, spec, params, alias.value, every=every,
+                                                definition=function, declared=decorator)
+
+    def vmapped(self, function: cst.FunctionDef) -> list[cst.Name]:
+        """The names this module binds, at its top level, to ``jax.vmap(function, ...)``."""
+        found = []
+        for target, (value, context) in self.c.assigned.items():
+            if not isinstance(target, cst.Name) or context.function is not None or not isinstance(value, cst.Call) \
+                    or not value.args or not isinstance(value.args[0].value, cst.Name) or value.args[0].keyword is not None:
+                continue
+            if value.args[0].value.value == function.name.value and "jax.vmap" in self.qnames(value.func):
+                found.append(target)
+        return found
 
     def method_static_calls(self, function: cst.FunctionDef, decorator: cst.Decorator, cls: cst.ClassDef,
                             spec: tuple[frozenset[int], frozenset[str]]) -> None:
