@@ -104,6 +104,14 @@ class Sameness(Repetition):
                 return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
                     f"that each iteration builds the same program: the loop's integer {_names(sorted(handed))} is "
                     "handed to a function that may use it as a size or an order, not only as a value")), confidence="low")
+            picked = self.items_picked_by_numbers(loop, fun, changing) if kind == "numbers" else []
+            if picked:
+                # `make(shapes[level])`: what reaches the callable is an item the number picks, not the number: each
+                # pass may build another program.
+                return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
+                    f"that each iteration builds the same program: the loop's number picks an item of {_names(picked)}, "
+                    "not known to hold numbers (a shape or a configuration as well as a value), which a function "
+                    "makes the callable from")), confidence="low")
             return self.judged(evidence, fun, kind, used, "iteration")
         function = context.function
         if not isinstance(function, cst.FunctionDef):
@@ -123,6 +131,12 @@ class Sameness(Repetition):
                 "iteration")), confidence="low")
         once = [site for site in sites if not site.context.in_loop
                 and (site.context.function is None or self.runs_once(site.context))]
+        alike = self.calls_alike(sites)
+        if alike is not None:
+            # Two calls in one run (one function's body, or one script's or notebook's top level) spelled alike,
+            # reading names bound once there: the same values, so the same program compiled at each.
+            return self.same_code(evidence, fun, why=f"the calls at lines {self.line_of(alike[0].node)} and "
+                                  f"{self.line_of(alike[1].node)} run in one run and pass the same arguments")
         if len(sites) >= 2 and len(once) == len(sites) and len({self.call_shape(site) for site in sites}) > 1:
             # Each call runs once (module level, a notebook cell, a test) on other inputs: not a loop over one program.
             lines = ", ".join(str(self.line_of(site.node)) for site in sites)
@@ -162,7 +176,9 @@ class Sameness(Repetition):
                                   f"{self.line_of(looping[0].node)}")
         if all(len(set(texts)) == 1 and None not in texts for texts in passed.values()) and not any(
                 _words(text or "") & self.rebound_names()
-                for texts in passed.values() for site, text in zip(sites, texts) if site.context.function is None):
+                for texts in passed.values() for site, text in zip(sites, texts) if site.context.function is None) \
+                and all(self.bound_once_between(first, second) for first, second in zip(sites, sites[1:])
+                        if first.context.function is second.context.function is not None):
             return self.same_code(evidence, fun, why="every call site passes the same arguments")
         chained = self.through_one_site(fun, function, context, sites, sources, read, depth)
         if chained is not None:
@@ -367,6 +383,103 @@ class Sameness(Repetition):
         fun.visit(callables)
         return rebound.names & callables.names
 
+    def items_picked_by_numbers(self, loop: cst.CSTNode, fun: cst.CSTNode, changing: set[str]) -> list[str]:
+        """The collections whose items a loop's number picks (``shapes[level]``) on the way to ``fun``, when the item
+        then goes through a function other than jax's, numpy's or the builtins' (``make(shapes[level])``): a
+        collection not known to hold numbers may hold shapes or configurations, so each pass may build another
+        program. Empty when the numbers reach ``fun`` as they are, through arithmetic, through functions alone (a
+        sample loaded by its index is data as often as not), or as an item of numbers (``temperatures[i]`` of an
+        array), which is data baked into one program."""
+        body = getattr(loop, "body", None)
+        if not isinstance(body, cst.CSTNode):
+            return []
+        values = _Values()
+        body.visit(values)
+        levels: dict[str, int | None] = {}
+        through: list[str] = []
+
+        def name_level(name: str) -> int | None:
+            if name not in changing:
+                return None
+            if name not in values.bound:
+                return 0  # a loop target: the number itself
+            if name not in levels:
+                levels[name] = 0  # a name its own value reads (`x = f(x)`) starts from the number
+                found = [expr_level(value) for value in values.bound[name]]
+                known = [level for level in found if level is not None]
+                levels[name] = max(known) if known else None
+            return levels[name]
+
+        def counts(call: cst.Call) -> bool:
+            qualified = self.qnames(call.func) | {get_full_name_for_node(call.func) or ""}
+            qualified.discard("")
+            return not qualified or not all(q.split(".")[0] in _ARRAY_ROOTS or q in _BUILTIN_VALUES for q in qualified)
+
+        def expr_level(node: cst.CSTNode) -> int | None:
+            if isinstance(node, cst.Name):
+                return name_level(node.value)
+            if isinstance(node, (cst.Attribute, cst.Arg)):
+                return expr_level(node.value)  # not the attribute's name, nor the keyword's
+            if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+                read = [name_level(name) for name in self.names_read(node)]
+                known = [level for level in read if level is not None]
+                return max(known) if known else None
+            if isinstance(node, cst.Subscript):
+                value = expr_level(node.value)
+                index = [expr_level(element.slice) for element in node.slice]
+                picked = [level for element, level in zip(node.slice, index)
+                          if level is not None and isinstance(element.slice, cst.Index)]  # a slice is a batch: data
+                if picked and value is None and not self.numeric(node.value):
+                    name = get_full_name_for_node(node.value)
+                    if name:
+                        through.append(name)
+                    return max(picked) + 1  # an item picked by the number: whatever the collection holds
+                known = [level for level in (value, *index) if level is not None]
+                return max(known) if known else None
+            children = [expr_level(child) for child in node.children]
+            known = [level for level in children if level is not None]
+            if not known:
+                return None
+            level = max(known)
+            if isinstance(node, cst.Call) and counts(node):
+                if isinstance(node.func, cst.Attribute) and expr_level(node.func.value) is not None and \
+                        node.func.attr.value in _VALUE_METHODS:
+                    return level
+                return level + 1
+            return level
+
+        top = name_level(fun.value) if isinstance(fun, cst.Name) and fun.value in values.bound else expr_level(fun)
+        if top is None or top < 2 or not through:
+            # Numbers handed through functions alone stay data as often as not (a sample loaded by its index, a
+            # temperature drawn on each pass, then the system built from it): only an item picked is unknown.
+            return []
+        return sorted(set(through))
+
+    def numeric(self, collection: cst.BaseExpression) -> bool:
+        """Whether an item of ``collection`` is data: a literal or range of numbers, or a name some binding of which
+        is an array made by jax or numpy (``diag = jnp.broadcast_to(...).reshape(...)``) or a parameter annotated as
+        an array; a name whose bindings say nothing (a fixture's list of shapes) is not known to be."""
+        if self.items_kind(collection) == "numbers":
+            return True
+        if not isinstance(collection, cst.Name):
+            return False
+        for ref in self.referents(collection):
+            node = getattr(ref, "node", None)
+            if isinstance(node, cst.Param):
+                annotation = node.annotation
+                text = self.module.code_for_node(annotation.annotation) if annotation is not None else ""
+                if re.search(r"Array|ndarray|Tensor", text):
+                    return True
+                continue
+            bound = self.c.assigned.get(node) if node is not None else None
+            value = bound[0] if bound is not None else None
+            while isinstance(value, cst.Call):
+                func = value.func
+                if any(q.split(".")[0] in _ARRAY_ROOTS for q in self.qnames(func)):
+                    return True
+                value = func.value if isinstance(func, cst.Attribute) else None  # `.reshape(...)` of an array call
+        return False
+
     def counters_handed_on(self, loop: cst.CSTNode, fun: cst.CSTNode, used: set[str]) -> set[str]:
         """The targets of an integer loop (``for n in range(...)``) among ``used`` that ``fun`` hands, as they are, to a
         call of something other than jax's or numpy's array functions."""
@@ -503,6 +616,57 @@ class Sameness(Repetition):
                     found.setdefault(name, set()).update(sources)
                     changed = True
         return found
+
+    def calls_alike(self, sites: list[CallSite]) -> tuple[CallSite, CallSite] | None:
+        """Two of ``sites`` that run in one run of the same code (both at module level, or both in one function's
+        body, not in exclusive branches) and pass the same arguments: the same text, reading no name bound more than
+        once there (at module level, :meth:`rebound_names`; in a function, a name it assigns twice, a loop target
+        or a name it binds after the first call may hold another value). None when no two are alike."""
+        seen: dict[tuple[int, str], CallSite] = {}
+        for site in sites:
+            if site.context.in_loop or any(isinstance(arg.value, (cst.Lambda, cst.Call)) for arg in site.node.args):
+                continue  # a loop's calls are judged by the loop; a call or lambda written twice builds two objects
+            text = " ".join(" ".join(self.module.code_for_node(arg).split()) for arg in site.node.args)
+            key = (id(site.context.function), text)
+            first = seen.get(key)
+            if first is None:
+                seen[key] = site
+                continue
+            if first.exclusive(site) or not self.bound_once_between(first, site):
+                continue
+            return first, site
+        return None
+
+    def bound_once_between(self, first: CallSite, second: CallSite) -> bool:
+        """Whether every name the arguments of ``first`` read holds one value for both calls: at module level, not
+        bound twice (:meth:`rebound_names`); in a function, not assigned there at all (a parameter or a name from
+        around it), or assigned once and before ``first``."""
+        reader = _Reader()
+        for arg in first.node.args:
+            arg.value.visit(reader)
+        function = first.context.function
+        if function is None:
+            return not reader.names & self.rebound_names()
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        bindings = _Bindings()
+        function.body.visit(bindings)
+        counts: dict[str, int] = {}
+        for name, _ in bindings.reads:
+            counts[name] = counts.get(name, 0) + 1
+        start = self.line_of(first.node)
+        for name in reader.names:
+            if counts.get(name, 0) > 1:
+                return False
+            if counts.get(name) == 1 and any(self.line_of(node) >= start for node in self.assignments_in(function, name)):
+                return False
+        return True
+
+    def assignments_in(self, function: cst.FunctionDef, name: str) -> list[cst.CSTNode]:
+        """The statements of ``function``'s body (nested functions apart) that bind ``name``."""
+        finder = _BindingStatements(name)
+        function.body.visit(finder)
+        return finder.found
 
     def call_shape(self, site: CallSite) -> str:
         """A call's arguments up to the numbers in them: calls that differ only in numbers pass data. Names read
@@ -740,6 +904,60 @@ _ARRAY_ROOTS = frozenset({"jax", "jnp", "numpy", "np", "math", "builtins"})
 """The roots of qualified names whose functions take an integer as a value (an index, a scale, a count of data)."""
 
 
+_BUILTIN_VALUES = frozenset({"float", "int", "abs", "round", "min", "max", "sum", "len", "complex", "bool", "tuple",
+                             "list", "dict", "str", "divmod", "pow"})
+"""Builtins spelled without their module that make values of values (``float(t)``): not a step of a project's own."""
+
+_VALUE_METHODS = frozenset({"item", "astype", "reshape", "squeeze", "copy"})
+"""Methods of an array that give back its value in another form: not a step of a project's own."""
+
+
+class _Values(cst.CSTVisitor):
+    """The values bound to each name under a loop's body (``=``, tuple targets, ``:=``, augmented, annotated, a
+    nested ``for`` target from its iterable, an object changed by a method call as a statement from that call);
+    nested functions and lambdas are not entered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bound: dict[str, list[cst.CSTNode]] = {}
+
+    def _bind(self, target: cst.CSTNode, value: cst.CSTNode | None) -> None:
+        if value is None:
+            return
+        names = _Reader()
+        target.visit(names)
+        if isinstance(target, (cst.Name, cst.Tuple, cst.List)):
+            for name in names.names:
+                self.bound.setdefault(name, []).append(value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target, node.value)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target, node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target, node.iter)
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):
+            self.bound.setdefault(call.func.value.value, []).append(cst.Tuple([cst.Element(a.value) for a in call.args]))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
 class _CallsHanding(cst.CSTVisitor):
     """The calls that take the name ``name`` itself as an argument."""
 
@@ -870,6 +1088,44 @@ class _Bindings(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.defs.append(node)
+        return False
+
+
+class _BindingStatements(cst.CSTVisitor):
+    """The assignments, ``for`` loops and ``with`` items under a node that bind ``name`` (nested functions apart)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.found: list[cst.CSTNode] = []
+
+    def _binds(self, node: cst.CSTNode, target: cst.CSTNode) -> None:
+        reader = _Reader()
+        target.visit(reader)
+        if self.name in reader.names:
+            self.found.append(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._binds(node, target.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._binds(node, node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._binds(node, node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._binds(node, node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._binds(node, node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._binds(node, node.asname.name)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
 
 

@@ -1125,6 +1125,35 @@ CASES: dict[str, Case] = {
                     solve(x, coupling=coupling)
             """,
     }, [("use.py", 7, "JC703")], 3, 1),
+    "a helper called alike twice in one run, beside a call with other values": ({
+        "solver.py": _SOLVER,
+        "use.py": """\
+            import numpy as np
+            from pkg.solver import make_coupling, solve
+            def simulate(h, x):
+                return solve(x, coupling=make_coupling(h))
+            def run():
+                x = np.ones(3, np.float32)
+                h = np.float32(2.0)
+                first = simulate(h, x)
+                again = simulate(h, x)
+                other = simulate(np.float32(3.0), x)
+            """,
+    }, [("use.py", 4, "JC703")], 3, 2),
+    "a helper called twice with a name rebound between the calls: two values, not alike": ({
+        "solver.py": _SOLVER,
+        "use.py": """\
+            import numpy as np
+            from pkg.solver import make_coupling, solve
+            def simulate(h, x):
+                return solve(x, coupling=make_coupling(h))
+            def run():
+                x = np.ones(3, np.float32)
+                first = simulate(np.float32(2.0), x)
+                x = np.ones(4, np.float32)
+                again = simulate(np.float32(2.0), x)
+            """,
+    }, [], 2, 2),
 }
 
 UNHASHABLE: dict[str, tuple[str, int, str]] = {
