@@ -156,7 +156,8 @@ class Collector(cst.CSTVisitor):
         self.call_order: dict[cst.Call, int] = {}
         """Each call's rank in source order (calls are visited in the order they start)."""
         self.handed_to: dict[cst.Arg, cst.Call] = {}
-        """For an argument that is itself a call (``make_jaxpr(jax.jit(f))``): the call it is handed to."""
+        """For an argument that is itself a call (``make_jaxpr(jax.jit(f))``) or a lambda (``jax.grad(lambda r: ...)``):
+        the call it is handed to."""
         self.handlers: list[tuple[cst.BaseExpression, cst.Call]] = []
         """What is handed to a call registering event handlers (``window.reg_key_handler(self.on_key)``), with that call."""
         self.applied_parent: dict[cst.Call, cst.CSTNode | None] = {}
@@ -450,7 +451,7 @@ class Collector(cst.CSTVisitor):
         if isinstance(func, cst.Call):
             self.applied_parent[node] = self.stack[-2] if len(self.stack) > 1 else None
         for arg in node.args:
-            if isinstance(arg.value, cst.Call):
+            if isinstance(arg.value, (cst.Call, cst.Lambda)):
                 self.handed_to[arg] = node
         callee = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
         if callee and names.registers_handler(callee):

@@ -91,6 +91,11 @@ class Frequency(Resolver):
     def under_trace(self, site: CallSite) -> bool:
         """True when the call ``site`` runs only while an outer function is traced."""
         caller = site.context.function
+        if isinstance(caller, cst.Lambda):
+            # `jax.jit(jax.grad(lambda r: helper(r).sum()))`: a lambda handed to a jit or a transformation as it is
+            # made runs only while that traces it.
+            call = self.lambda_handed_to(caller)
+            return call is not None and self.traces(call.func)
         if not isinstance(caller, cst.FunctionDef):
             return False
         cached: dict[int, bool] = self.__dict__.setdefault("_under_trace", {})
@@ -98,6 +103,14 @@ class Frequency(Resolver):
             cached[id(caller)] = False  # a call cycle is not a trace
             cached[id(caller)] = self.traced(caller, site.context)
         return cached[id(caller)]
+
+    def lambda_handed_to(self, lam: cst.Lambda) -> cst.Call | None:
+        """The call a lambda is an argument of, where it is made (``jax.grad(lambda r: ...)``), or None."""
+        handed: dict[int, cst.Call] | None = self.__dict__.get("_lambdas_handed")
+        if handed is None:
+            handed = {id(arg.value): call for arg, call in self.c.handed_to.items() if isinstance(arg.value, cst.Lambda)}
+            self.__dict__["_lambdas_handed"] = handed
+        return handed.get(id(lam))
 
     def all_callers(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
         """The call sites of ``function`` this file shows: by name, or ``self.name`` for a method (also in

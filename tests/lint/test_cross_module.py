@@ -1125,6 +1125,26 @@ CASES: dict[str, Case] = {
                     solve(x, coupling=coupling)
             """,
     }, [("use.py", 7, "JC703")], 3, 1),
+    "a jitted def a factory returns, its product used at once in a loop of its module": ({
+        "metrics.py": """\
+            import jax
+            import jax.numpy as jnp
+            def correlation_metric(threshold):
+                @jax.jit
+                def metric(arr, truth):
+                    return jnp.sum(jnp.where(jnp.abs(truth) > threshold, jnp.abs(arr - truth), 0.0))
+                return metric
+            def summary(arr, truth):
+                return [correlation_metric(0.5)(arr, truth) for _ in range(3)]
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.metrics import summary
+            def run():
+                arr = np.ones(3, np.float32)
+                summary(arr, arr)
+            """,
+    }, [("metrics.py", 4, "JC105")], 3, 1),
     "a helper called alike twice in one run, beside a call with other values": ({
         "solver.py": _SOLVER,
         "use.py": """\
