@@ -523,6 +523,10 @@ class _Recorder:
                 self.selected[node.lineno] = _Later(lambda: selected_names(body))
             if isinstance(node, (ast.For, ast.AsyncFor)):
                 self.expressions(node.iter, caller, params, types, self_name, cls, loop, arms)
+                if _one_item(node.iter):  # `for t in [0.5]:` runs its body once, as collect.py reads it
+                    self.body(node.body, caller, params, types, self_name, cls, loop, arms)
+                    self.body(node.orelse, caller, params, types, self_name, cls, loop, arms)
+                    return
             else:
                 self.expressions(node.test, caller, params, types, self_name, cls, (kind, node.lineno, changing),
                                  arms)
@@ -605,6 +609,11 @@ class _Recorder:
             if isinstance(current, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
                 first = current.generators[0]
                 stack.append((first.iter, around))
+                if len(current.generators) == 1 and not first.ifs and _one_item(first.iter):
+                    # `[f(t) for t in [0.5]]`: the element is evaluated once, as collect.py reads it
+                    parts = [current.key, current.value] if isinstance(current, ast.DictComp) else [current.elt]
+                    stack += [(part, around) for part in (*parts, first.target)]
+                    continue
                 inner = (items_kind(first.iter) if around is None else around[0], getattr(current, "lineno", 0),
                          _stored_later([g.target for g in current.generators], around[2] if around is not None else None))
                 if isinstance(current, ast.DictComp):
@@ -1012,6 +1021,12 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
             looped = outer.looped if outer.chain else any(s.loop_kind is not None for s in outer.sites)
             return Elsewhere((site,), words, (site.caller, *outer.chain), moved, looped)
     return None
+
+
+def _one_item(iterable: ast.expr) -> bool:
+    """A literal list or tuple of one item (``for t in [0.5]:``): a loop over it runs its body once."""
+    return isinstance(iterable, (ast.List, ast.Tuple)) and len(iterable.elts) == 1 \
+        and not isinstance(iterable.elts[0], ast.Starred)
 
 
 __all__ = ["Elsewhere", "Site", "call_records", "call_sites", "items_kind", "reached", "repeated_elsewhere",

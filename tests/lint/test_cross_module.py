@@ -1145,6 +1145,21 @@ CASES: dict[str, Case] = {
                 summary(arr, arr)
             """,
     }, [("metrics.py", 4, "JC105")], 3, 1),
+    "a helper another module calls in a loop over one literal item: it runs once": ({
+        "metrics.py": """\
+            import jax
+            def scaled(x, threshold):
+                return jax.jit(lambda v: v * threshold)(x)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.metrics import scaled
+            def summary(x):
+                return [scaled(x, threshold) for threshold in [0.5]]
+            def run():
+                summary(np.ones(3, np.float32))
+            """,
+    }, [], 1, 1),
     "a helper called alike twice in one run, beside a call with other values": ({
         "solver.py": _SOLVER,
         "use.py": """\
