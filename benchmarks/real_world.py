@@ -315,6 +315,23 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("nflojax", "0.1.1"),
     ("pynajax", "0.2.1"),
     ("jaxdifferentialgeometry", "0.9.4"),
+    # round 19 (5 December 2026, afternoon), labelled blind
+    ("jax-nufft", "0.2.0"),
+    ("jaxcld", "0.2.4"),
+    ("jaxbind", "1.3.1"),
+    ("jaxFMM", "0.6.0"),
+    ("jaxamp", "0.0.4"),
+    ("jaxdl", "0.0.4"),
+    ("so-pointjax", "0.1.0"),
+    ("jax-tvm-ffi", "0.1.3"),
+    ("minigenjax", "0.1.0"),
+    ("jax-cce", "0.1.0"),
+    ("pylcp-jax", "0.0.1"),
+    ("jaxfi", "0.5.0"),
+    ("stringjax-tools", "0.1.0"),
+    ("diffuse-jax", "0.1.0"),
+    ("mwa-jaxbeam", "0.2.0"),
+    ("latticebmjax", "1.0.1"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
