@@ -160,10 +160,31 @@ class StaticArguments(Callables, ChangingStatics):
         evidence = Evidence((Reason("traced", f"`{value.value}` is a parameter of `{function.name.value}`, jitted at line {line} "
                                     "without it among its static arguments: a tracer while its body is traced, which "
                                     "cannot be hashed", line),))
+        if node.default is not None and not self.passed_by_a_caller(function, context, node):
+            # jax traces only the arguments a call passes: left at its default, the parameter is a Python value there.
+            evidence = evidence.guessed(
+                f"that a caller passes `{value.value}`: every call of `{function.name.value}` in the run leaves it at "
+                "its default, which jax does not trace")
         self.report(declared if declared is not None else value, rules.ARRAY_STATIC, {
             "subject": f"`{value.value}` (a traced parameter of the jitted `{function.name.value}`)", "position": position},
             evidence=evidence)
         return True
+
+    def passed_by_a_caller(self, function: cst.FunctionDef, context: Context, param: cst.Param) -> bool:
+        """Whether a call of ``function`` in the run (here, or another module's through the index) passes
+        ``param``: by its position, by its keyword, or through ``*args``/``**kwargs`` (which may hold it)."""
+        name = param.name.value
+        positional = self.def_params(function)
+        index = positional.index(name) if name in positional else None
+        for site in self.calls_of(function):
+            for position, arg in enumerate(site.node.args):
+                if arg.star or (arg.keyword is None and index is not None and position == index) or \
+                        (arg.keyword is not None and arg.keyword.value == name):
+                    return True
+        qualified = self.qualified(function, context)
+        keys = {name, "*", *([str(index)] if index is not None else [])}
+        return qualified is not None and any(text.partition("=")[0] in keys
+                                             for site in self.index.call_sites().get(qualified, ()) for text in site.texts)
 
     def traced_parameters(self, function: cst.FunctionDef) -> set[str] | None:
         """The parameters of ``function`` that hold tracers while it runs under the jit its decorator applies (those

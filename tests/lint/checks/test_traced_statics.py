@@ -52,3 +52,31 @@ def test_jax_refuses_the_tracer_and_the_fix_compiles_once() -> None:
         compiles_of(BROKEN, "outer(jnp.ones(3), 2.0)", "outer")
     calls = "[outer(jnp.ones(3), 2.0), outer(jnp.ones(3), 3.0), outer(jnp.ones(3), 4.0)]"
     assert compiles_of(FIXED, calls, "outer") == 1
+
+
+LEFT_AT_ITS_DEFAULT = """\
+@partial(jax.jit, static_argnames=("remat",))
+def inner(x, remat=False):
+    return x * 2.0 if remat else x + 2.0
+
+
+@jax.jit
+def outer(x, remat=False):
+    return inner(x, remat)
+
+
+def run():
+    return outer(jnp.ones(3))
+"""
+
+PASSED_BY_A_CALLER = LEFT_AT_ITS_DEFAULT.replace("return outer(jnp.ones(3))", "return outer(jnp.ones(3), remat=True)")
+
+
+def test_a_parameter_no_caller_passes_is_its_default_not_a_tracer() -> None:
+    # jax traces only the arguments a call passes: left at its default, `remat` is False in the trace, and hashes.
+    assert compiles_of(LEFT_AT_ITS_DEFAULT, "run()", "outer") == 1
+    assert shown(LEFT_AT_ITS_DEFAULT) == []
+    # A caller that passes it hands `inner` a tracer: jax refuses it, and the finding is shown.
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        compiles_of(PASSED_BY_A_CALLER, "run()", "outer")
+    assert shown(PASSED_BY_A_CALLER) == [(1, "JC201")]
