@@ -177,7 +177,7 @@ class Sameness(Repetition):
         if all(len(set(texts)) == 1 and None not in texts for texts in passed.values()) and not any(
                 _words(text or "") & self.rebound_names()
                 for texts in passed.values() for site, text in zip(sites, texts) if site.context.function is None) \
-                and all(self.bound_once_between(first, second) for first, second in zip(sites, sites[1:])
+                and all(self.bound_once_before(first) for first, second in zip(sites, sites[1:])
                         if first.context.function is second.context.function is not None):
             return self.same_code(evidence, fun, why="every call site passes the same arguments")
         chained = self.through_one_site(fun, function, context, sites, sources, read, depth)
@@ -632,15 +632,15 @@ class Sameness(Repetition):
             if first is None:
                 seen[key] = site
                 continue
-            if first.exclusive(site) or not self.bound_once_between(first, site):
+            if first.exclusive(site) or not self.bound_once_before(first):
                 continue
             return first, site
         return None
 
-    def bound_once_between(self, first: CallSite, second: CallSite) -> bool:
-        """Whether every name the arguments of ``first`` read holds one value for both calls: at module level, not
-        bound twice (:meth:`rebound_names`); in a function, not assigned there at all (a parameter or a name from
-        around it), or assigned once and before ``first``."""
+    def bound_once_before(self, first: CallSite) -> bool:
+        """Whether every name the arguments of ``first`` read holds one value from that call on, for every later call
+        in the same code: at module level, not bound twice (:meth:`rebound_names`); in a function, not bound there at
+        all (a parameter or a name from around it), or bound once and before ``first``."""
         reader = _Reader()
         for arg in first.node.args:
             arg.value.visit(reader)
@@ -649,16 +649,10 @@ class Sameness(Repetition):
             return not reader.names & self.rebound_names()
         if not isinstance(function, cst.FunctionDef):
             return False
-        bindings = _Bindings()
-        function.body.visit(bindings)
-        counts: dict[str, int] = {}
-        for name, _ in bindings.reads:
-            counts[name] = counts.get(name, 0) + 1
         start = self.line_of(first.node)
         for name in reader.names:
-            if counts.get(name, 0) > 1:
-                return False
-            if counts.get(name) == 1 and any(self.line_of(node) >= start for node in self.assignments_in(function, name)):
+            bound = self.assignments_in(function, name)
+            if len(bound) > 1 or any(self.line_of(node) >= start for node in bound):
                 return False
         return True
 
@@ -1092,7 +1086,8 @@ class _Bindings(cst.CSTVisitor):
 
 
 class _BindingStatements(cst.CSTVisitor):
-    """The assignments, ``for`` loops and ``with`` items under a node that bind ``name`` (nested functions apart)."""
+    """The statements under a node that bind ``name`` (nested functions apart): assignments, ``for`` loops, ``with``
+    items, and a method call made for its effect on it (``name.append(x)``), which changes its value."""
 
     def __init__(self, name: str) -> None:
         super().__init__()
@@ -1124,6 +1119,11 @@ class _BindingStatements(cst.CSTVisitor):
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
             self._binds(node, node.asname.name)
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+            self._binds(node, call.func.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False

@@ -122,6 +122,18 @@ _SOLVER = textwrap.dedent("""\
     """)
 
 
+def _simulating(*body: str) -> str:
+    """A module whose ``simulate`` hands ``solve`` a coupling made per call, and whose ``run`` runs ``body``."""
+    return textwrap.dedent("""\
+        import numpy as np
+        from pkg.solver import make_coupling, solve
+        def simulate(h, x):
+            return solve(x, coupling=make_coupling(h))
+        def run():
+            x = np.ones(3, np.float32)
+        """) + "".join(f"    {line}\n" for line in body)
+
+
 _FILTERED = textwrap.dedent("""\
     import equinox as eqx
     @eqx.filter_jit
@@ -1162,32 +1174,13 @@ CASES: dict[str, Case] = {
     }, [], 1, 1),
     "a helper called alike twice in one run, beside a call with other values": ({
         "solver.py": _SOLVER,
-        "use.py": """\
-            import numpy as np
-            from pkg.solver import make_coupling, solve
-            def simulate(h, x):
-                return solve(x, coupling=make_coupling(h))
-            def run():
-                x = np.ones(3, np.float32)
-                h = np.float32(2.0)
-                first = simulate(h, x)
-                again = simulate(h, x)
-                other = simulate(np.float32(3.0), x)
-            """,
+        "use.py": _simulating("h = np.float32(2.0)", "first = simulate(h, x)", "again = simulate(h, x)",
+                              "other = simulate(np.float32(3.0), x)"),
     }, [("use.py", 4, "JC703")], 3, 2),
     "a helper called twice with a name rebound between the calls: two values, not alike": ({
         "solver.py": _SOLVER,
-        "use.py": """\
-            import numpy as np
-            from pkg.solver import make_coupling, solve
-            def simulate(h, x):
-                return solve(x, coupling=make_coupling(h))
-            def run():
-                x = np.ones(3, np.float32)
-                first = simulate(np.float32(2.0), x)
-                x = np.ones(4, np.float32)
-                again = simulate(np.float32(2.0), x)
-            """,
+        "use.py": _simulating("first = simulate(np.float32(2.0), x)", "x = np.ones(4, np.float32)",
+                              "again = simulate(np.float32(2.0), x)"),
     }, [], 2, 2),
 }
 

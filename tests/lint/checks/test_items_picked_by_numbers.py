@@ -24,13 +24,16 @@ def levels(grids, shapes):
     return out
 """
 
-BAKED_AS_IS = """\
+MAKE_STEP = """\
 def make_step(temperature):
     def step(x):
         return x * jnp.exp(-1.0 / temperature)
     return step
 
 
+"""
+
+BAKED_AS_IS = MAKE_STEP + """\
 def anneal(x):
     out = []
     for temperature in [0.5, 1.0, 2.0]:
@@ -48,13 +51,7 @@ def anneal(x):
     return [step(x, temperature) for temperature in [0.5, 1.0, 2.0]]
 """
 
-PICKED_FROM_NUMBERS = """\
-def make_step(temperature):
-    def step(x):
-        return x * jnp.exp(-1.0 / temperature)
-    return step
-
-
+PICKED_FROM_NUMBERS = MAKE_STEP + """\
 def anneal(x):
     temperatures = jnp.linspace(0.5, 2.0, 3)
     out = []

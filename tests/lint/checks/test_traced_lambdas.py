@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tests.lint.checks.support import check, compiles_of
 
-ONE_EAGER_CALL_ONE_TRACED = """\
+SHARDED = """\
 def sharded(fn):
     @jax.jit
     def wrapped(x):
@@ -15,6 +15,9 @@ def sharded(fn):
     return wrapped
 
 
+"""
+
+ONE_EAGER_CALL_ONE_TRACED = SHARDED + """\
 def test_value_and_gradient():
     x = jnp.ones(3)
     value = sharded(jnp.sin)(x)
@@ -22,14 +25,7 @@ def test_value_and_gradient():
     return value, gradient
 """
 
-TWO_EAGER_CALLS = """\
-def sharded(fn):
-    @jax.jit
-    def wrapped(x):
-        return fn(x) * 2.0
-    return wrapped
-
-
+TWO_EAGER_CALLS = SHARDED + """\
 def test_value_twice():
     x = jnp.ones(3)
     first = sharded(jnp.sin)(x)
