@@ -250,6 +250,14 @@ class _Judge:
     def calls_seeing(self, spelled: str, bound_in: Function | None) -> list[_Site]:
         return [site for site in self.index.by_name.get(spelled, ()) if self.within(site.function, bound_in)]
 
+    def factory_called(self, function: Function | None) -> bool:
+        """True when this module calls the named function ``function`` (by any spelling ending in its name): where
+        the analysis looks for the callers of a factory's product."""
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        name = function.name
+        return any(spelled == name or spelled.endswith(f".{name}") for spelled in self.index.by_name)
+
     def used_here(self, site: _Site) -> bool:
         parent = site.parent
         if isinstance(parent, ast.NamedExpr):  # `(f := jax.jit(g))(x)`: where it stands, and through `f`
@@ -263,11 +271,11 @@ class _Judge:
         if isinstance(parent, ast.Attribute):
             return parent.attr in _TRACING_METHODS
         if isinstance(parent, ast.Return):
-            return True  # a factory's product: judged where its callers use it, in this module or another
+            return self.factory_called(site.function)  # a factory's product: judged where its callers here use it
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             return any(isinstance(t, ast.Name) and (self.called_in(t.id, site.function) or
-                                                    _returns_name(site.function, t.id))
+                                                    _returns_name(site.function, t.id) and self.factory_called(site.function))
                        for t in targets)
         return False
 
@@ -495,8 +503,8 @@ class _Judge:
             spec = self.static_spec(decorator.keywords) if isinstance(decorator, ast.Call) else None
             if site.function is not None and not self.exempt(site.function, site.loop) and self.called_in(function.name, site.function):
                 return True
-            if _returns_name(site.function, function.name):
-                return True  # the factory's product: judged where its callers use it, in this module or another
+            if _returns_name(site.function, function.name) and self.factory_called(site.function):
+                return True  # the factory's product: judged where its callers here use it
             if spec is not None and id(function) not in self.index.class_of and any(
                     self.binding_bad(name, spec, site.function) for name in (function.name, *self.vmapped(function.name))):
                 return True
