@@ -650,17 +650,10 @@ class Sameness(Repetition):
         if not isinstance(function, cst.FunctionDef):
             return False
         start = self.line_of(first.node)
-        for name in reader.names:
-            bound = self.assignments_in(function, name)
-            if len(bound) > 1 or any(self.line_of(node) >= start for node in bound):
-                return False
-        return True
-
-    def assignments_in(self, function: cst.FunctionDef, name: str) -> list[cst.CSTNode]:
-        """The statements of ``function``'s body (nested functions apart) that bind ``name``."""
-        finder = _BindingStatements(name)
+        finder = _BindingStatements(reader.names)  # one walk of the body for every name read
         function.body.visit(finder)
-        return finder.found
+        return not any(len(bound) > 1 or any(self.line_of(node) >= start for node in bound)
+                       for bound in finder.found.values())
 
     def call_shape(self, site: CallSite) -> str:
         """A call's arguments up to the numbers in them: calls that differ only in numbers pass data. Names read
@@ -1086,19 +1079,20 @@ class _Bindings(cst.CSTVisitor):
 
 
 class _BindingStatements(cst.CSTVisitor):
-    """The statements under a node that bind ``name`` (nested functions apart): assignments, ``for`` loops, ``with``
-    items, and a method call made for its effect on it (``name.append(x)``), which changes its value."""
+    """The statements under a node that bind each of ``names`` (nested functions apart), by name: assignments,
+    ``for`` loops, ``with`` items, and a method call made for its effect on it (``name.append(x)``), which changes
+    its value."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, names: set[str]) -> None:
         super().__init__()
-        self.name = name
-        self.found: list[cst.CSTNode] = []
+        self.names = names
+        self.found: dict[str, list[cst.CSTNode]] = {}
 
     def _binds(self, node: cst.CSTNode, target: cst.CSTNode) -> None:
         reader = _Reader()
         target.visit(reader)
-        if self.name in reader.names:
-            self.found.append(node)
+        for name in reader.names & self.names:
+            self.found.setdefault(name, []).append(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

@@ -135,15 +135,19 @@ class JitSites(StaticArguments):
                                                 definition=function, declared=decorator)
 
     def vmapped(self, function: cst.FunctionDef) -> list[cst.Name]:
-        """The names this module binds, at its top level, to ``jax.vmap(function, ...)``."""
-        found = []
-        for target, (value, context) in self.c.assigned.items():
-            if not isinstance(target, cst.Name) or context.function is not None or not isinstance(value, cst.Call) \
-                    or not value.args or not isinstance(value.args[0].value, cst.Name) or value.args[0].keyword is not None:
-                continue
-            if value.args[0].value.value == function.name.value and "jax.vmap" in self.qnames(value.func):
-                found.append(target)
-        return found
+        """The names this module binds, at its top level, to ``jax.vmap(function, ...)``: the module's assignments are
+        read once, for every jitted function asked about."""
+        found: dict[str, list[cst.Name]] | None = self.__dict__.get("_vmapped")
+        if found is None:
+            found = {}
+            for target, (value, context) in self.c.assigned.items():
+                if not isinstance(target, cst.Name) or context.function is not None or not isinstance(value, cst.Call) \
+                        or not value.args or not isinstance(value.args[0].value, cst.Name) or value.args[0].keyword is not None:
+                    continue
+                if "jax.vmap" in self.qnames(value.func):
+                    found.setdefault(value.args[0].value.value, []).append(target)
+            self.__dict__["_vmapped"] = found
+        return found.get(function.name.value, [])
 
     def method_static_calls(self, function: cst.FunctionDef, decorator: cst.Decorator, cls: cst.ClassDef,
                             spec: tuple[frozenset[int], frozenset[str]]) -> None:
