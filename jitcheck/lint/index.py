@@ -214,6 +214,61 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     return facts
 
 
+_BUILTINS = frozenset(dir(__import__("builtins")))
+
+
+def _forwards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[list[Any]]:
+    """Where the function hands one of its parameters on unchanged to another function, by name: ``[param,
+    callee, position or keyword]`` for each argument of a call in its own body (not in a nested ``def`` or
+    lambda) that is a parameter the body never rebinds. The index asks whether that position of the callee is
+    static under a jit (:meth:`ProjectIndex.static_forward`): then the parameter is a static argument as well,
+    one step away. Callees spelled through a parameter, a local, a builtin or a well-known package's usual name
+    are left out: they are not the run's jitted functions. (The module's imports are not read, so a statement
+    summarized alone, as the language server does, gives the same facts.)"""
+    args = node.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    if not params:
+        return []
+    rebound: set[str] = set()
+    calls: list[ast.Call] = []
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            rebound.add(current.name)
+            continue
+        if isinstance(current, ast.Lambda):
+            continue
+        if isinstance(current, ast.Name) and not isinstance(current.ctx, ast.Load):
+            rebound.add(current.id)
+        elif isinstance(current, ast.Call):
+            calls.append(current)
+        elif isinstance(current, (ast.Global, ast.Nonlocal)):
+            rebound.update(current.names)
+        stack.extend(children(current))
+    found: list[list[Any]] = []
+    for call in calls:
+        spelled = _dotted(call.func)
+        if spelled is None:
+            continue
+        head = spelled.partition(".")[0]
+        if head in params or head in rebound or head in ("self", "cls") or head in _EXTERNAL or head in _BUILTINS \
+                or spelled == node.name:
+            continue
+        position = 0
+        for arg in call.args:
+            if isinstance(arg, ast.Starred):
+                break
+            if isinstance(arg, ast.Name) and arg.id in params and arg.id not in rebound:
+                found.append([arg.id, spelled, position])
+            position += 1
+        for keyword in call.keywords:
+            value = keyword.value
+            if keyword.arg is not None and isinstance(value, ast.Name) and value.id in params and value.id not in rebound:
+                found.append([value.id, spelled, keyword.arg])
+    return found[:32]
+
+
 def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) -> dict[str, Any]:
     """The facts of a class (``walks`` receives each method's ``walk``, by ``id``, for the call records' reading)."""
     methods: dict[str, str] = {}
@@ -366,6 +421,7 @@ def summarize_tree(tree: ast.Module, calls: bool = True) -> Summary:
     aliases: dict[str, str] = {}
     records: list[str] = []
     walks: dict[int, list[ast.AST]] = {}  # methods' walks made for their class's facts, read again by the call records
+    defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     for node in _top_level(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -388,6 +444,7 @@ def summarize_tree(tree: ast.Module, calls: bool = True) -> Summary:
             facts = _function(node)
             facts.pop("kind", None)
             functions[node.name] = facts
+            defs.append(node)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             value = node.value
             if isinstance(value, ast.Attribute):
@@ -402,6 +459,12 @@ def summarize_tree(tree: ast.Module, calls: bool = True) -> Summary:
                 params = functions.get(jitted.id, {}).get("params") if isinstance(jitted, ast.Name) else None
                 # `apply = jax.jit(_apply, static_argnums=1)`: the parameters of `_apply` when it is defined above
                 functions[node.targets[0].id] = {"params": params, "jit": spec or {"nums": [], "names": []}, "stable": True}
+    for function in defs:  # after the loop: a module-level `f = jax.jit(g)` below may name one jitted
+        held = functions.get(function.name)
+        if held is not None and "jit" not in held:
+            forwards = _forwards(function)
+            if forwards:
+                held["forwards"] = forwards
     summary: Summary = {"imports": imports, "classes": classes, "functions": functions}
     if calls:
         looped = loop_calls(tree, imports)
@@ -503,6 +566,27 @@ class Hints:
     the wrapper each one names (``jax.jit``)."""
 
 
+@dataclasses.dataclass(frozen=True)
+class Forwarded:
+    """The parameters a function hands on, unchanged, to static arguments of a jitted function of the run
+    (:meth:`ProjectIndex.static_forward`): a static spec of its own, with where each one lands."""
+
+    params: tuple[str, ...]
+    """The function's positional parameters."""
+    nums: frozenset[int]
+    """The positions of those handed on."""
+    names: frozenset[str]
+    """Those handed on that are keyword-only."""
+    to: Mapping[str, str]
+    """For each parameter handed on, the static parameter and function it lands in (`` `func` of `solve` ``)."""
+
+    def position(self, where: int | str) -> str | None:
+        """The parameter a call's argument at ``where`` (a position or a keyword) binds, when it is handed on."""
+        if isinstance(where, int):
+            return self.params[where] if where in self.nums else None
+        return where if where in self.to else None
+
+
 class StaticReach:
     """What one module's calls can reach of the run's jitted functions with static arguments (:meth:`ProjectIndex.
     static_reach`): the prefilter asks it whether a call whose last name is one of :attr:`Hints.static_jitted` can be
@@ -515,7 +599,8 @@ class StaticReach:
         self.module = module
         summary = index.modules[module]
         self.package = _is_package(summary)
-        self.own = frozenset(name for name, facts in summary["functions"].items() if _static_jit(facts))
+        self.own = frozenset(name for name, facts in summary["functions"].items() if _static_jit(facts) or (
+            "forwards" in facts and index.static_forward(f"{module}.{name}") is not None))
         """The module's own jitted functions with static arguments (their calls stay sites: the analysis judges them
         with the index's facts of their arguments)."""
 
@@ -569,6 +654,8 @@ class ProjectIndex:
         self._roots: dict[str, bool] = {}
         """:meth:`is_root`'s answers, by name."""
         self._reach: dict[str, StaticReach] = {}
+        self._forward: dict[str, Forwarded | None] = {}
+        """:meth:`static_forward`'s answers, by qualified name."""
 
     def add(self, name: str, summary: Summary) -> None:
         self.modules[name] = summary
@@ -577,6 +664,7 @@ class ProjectIndex:
         self._static_at.clear()
         self._roots.clear()
         self._reach.clear()
+        self._forward.clear()
         self._hints = None
         self._subclasses = None
         self._loop_called = None
@@ -703,8 +791,70 @@ class ProjectIndex:
         found = self._static_at.get(qualified)
         if found is None:
             facts = self.function(qualified) if "." in qualified else None
-            found = self._static_at[qualified] = facts is not None and _static_jit(facts)
+            found = self._static_at[qualified] = facts is not None and (
+                _static_jit(facts) or ("forwards" in facts and self.static_forward(qualified) is not None))
         return found
+
+    def static_forward(self, qualified: str, depth: int = 0) -> Forwarded | None:
+        """What the run's function ``qualified`` hands on, unchanged, to a static argument of a jitted function of
+        the run (its own ``forwards``, followed through up to three such functions): each such parameter is a
+        static argument of ``qualified`` too, one call away, since every value passed there is hashed into that
+        jit's cache key. None when it hands none on, or is itself jitted (its own spec says what is static)."""
+        if qualified in self._forward:
+            return self._forward[qualified]
+        self._forward[qualified] = None  # (a cycle of forwarders reads None)
+        found = self.lookup(qualified)
+        if found is None or found[0] not in self.modules:
+            return None
+        module, name, summary = found
+        facts = summary["functions"].get(name, {})
+        forwards = facts.get("forwards")
+        params = facts.get("params")
+        if not forwards or not isinstance(params, list) or facts.get("jit"):
+            return None
+        to: dict[str, str] = {}
+        for param, callee, where in forwards:
+            if param in to:
+                continue
+            target = self.resolve_in(module, callee)
+            if "." not in target or self._indexed_prefix(target) is None:
+                continue  # not a function of the run
+            held = self.function(target)
+            if held is None:
+                continue
+            spelled = self._static_position(held, where)
+            if spelled is not None:
+                to[param] = f"`{spelled}` of `{target.rsplit('.', 1)[-1]}`"
+                continue
+            further = self.static_forward(target, depth + 1) if depth < 3 else None
+            inner = further.position(where) if further is not None else None
+            if inner is not None:
+                to[param] = further.to[inner]  # type: ignore[union-attr]
+        if not to:
+            return None
+        answer = Forwarded(tuple(params), frozenset(i for i, p in enumerate(params) if p in to),
+                           frozenset(p for p in to if p not in params), to)
+        self._forward[qualified] = answer
+        return answer
+
+    @staticmethod
+    def _static_position(facts: Mapping[str, Any], where: int | str) -> str | None:
+        """The parameter at ``where`` (a position or a keyword) of a jitted function whose facts are ``facts``, when
+        its jit makes it static (by number or by name); else None. (Under ``filter_jit`` every argument that is not
+        an array is static, which only the value passed says: not followed.)"""
+        if not _static_jit(facts) or facts["jit"].get("all"):
+            return None
+        spec = facts["jit"]
+        held = facts.get("params")
+        params: list[str] = held if isinstance(held, list) else []
+        nums = set(spec.get("nums") or ())
+        names = set(spec.get("names") or ())
+        if isinstance(where, int):
+            spelled = params[where] if where < len(params) else str(where)
+            return spelled if where in nums or spelled in names else None
+        if where in names or (where in params and params.index(where) in nums):
+            return where
+        return None
 
     def is_root(self, name: str) -> bool:
         """Whether a module's qualified name can start with ``name`` (a module of the run, or one on ``sys.path``)."""
@@ -729,8 +879,8 @@ class ProjectIndex:
             for name, facts in self.modules[module]["functions"].items():
                 if facts.get("returns"):
                     factories.add(name)
-                if _static_jit(facts):
-                    jitted.add(name)
+                if _static_jit(facts) or ("forwards" in facts and self.static_forward(f"{module}.{name}") is not None):
+                    jitted.add(name)  # (a function handing a parameter on to a static argument is one too)
         from jitcheck.lint.names import JIT_WRAPPERS
 
         aliases = []

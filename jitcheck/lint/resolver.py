@@ -19,7 +19,7 @@ from libcst.metadata import ClassScope, GlobalScope, ImportAssignment, Scope
 
 from jitcheck.lint import names
 from jitcheck.lint.collect import CallSite, ClassInfo, Collector, Context
-from jitcheck.lint.index import ProjectIndex
+from jitcheck.lint.index import Forwarded, ProjectIndex
 
 _RECORD_MAKERS = frozenset({"collections.namedtuple", "typing.NamedTuple", "typing_extensions.NamedTuple"})
 
@@ -768,6 +768,26 @@ class Resolver:
             facts = self.index.function(qualified)
             if facts is not None:
                 return facts
+        return None
+
+    def indexed_forwarder(self, func: cst.BaseExpression) -> tuple[Forwarded, str] | None:
+        """What the run's function ``func`` names (this module's or an imported one) hands on to static arguments of
+        a jitted function (:meth:`~jitcheck.lint.index.ProjectIndex.static_forward`), with its qualified name."""
+        if isinstance(func, cst.Name):
+            node = getattr(self.single_referent(func), "node", None)
+            if isinstance(node, cst.FunctionDef):
+                if not isinstance(self.scopes.get(node), GlobalScope):
+                    return None
+                qualified = f"{self.module_name}.{func.value}"
+                found = self.index.static_forward(qualified)
+                return (found, qualified) if found is not None else None
+        for name in self.qnames(func):
+            qualified = self.absolute(name)
+            if "." not in qualified:
+                continue
+            found = self.index.static_forward(qualified)
+            if found is not None:
+                return found, qualified
         return None
 
     def indexed_jit(self, func: cst.BaseExpression) -> tuple[dict[str, object], str] | None:

@@ -297,7 +297,51 @@ def _calibrating(*body: str) -> str:
 {lines}            """
 
 
+_FORWARDING = textwrap.dedent("""\
+    import functools
+    import jax
+    @functools.partial(jax.jit, static_argnums=(0,))
+    def _trajectory(func, y0):
+        return y0 + 0.1 * func(y0)
+    def integrate(func, y0):
+        return _trajectory(func, y0)
+    def solve(rhs, y0, *, scale):
+        return integrate(rhs, y0 * scale)
+    """)
+"""A jitted function whose callable is static, and two functions that hand their callable on to it unchanged
+(``solve`` through ``integrate``): not jitted themselves, but each call's callable is that jit's cache key."""
+
+
+def _forwarding(*body: str) -> str:
+    """A ``use.py`` importing the forwarders, whose ``run`` runs ``body`` on an array ``y`` of 3 items."""
+    return textwrap.dedent("""\
+        import numpy as np
+        from pkg.integrate import integrate, solve
+        def run():
+            y = np.ones(3, np.float32)
+        """) + "".join(f"    {line}\n" for line in body)
+
+
 CASES: dict[str, Case] = {
+    # -- a static argument handed on through another function ----------------------------------------
+    "a lambda handed on, through another module's function, to a jit's static callable, in a loop": ({
+        "integrate.py": _FORWARDING,
+        "use.py": _forwarding("for _ in range(3):", "    y = integrate(lambda v: -2.0 * v, y)"),
+    }, [("use.py", 6, "JC104")], 3, 1),
+    "a nested def handed on through two functions to a jit's static callable, in a loop": ({
+        "integrate.py": _FORWARDING,
+        "use.py": _forwarding("for _ in range(3):", "    def rhs(v):", "        return -2.0 * v",
+                              "    out = solve(rhs, y, scale=1.0)"),
+    }, [("use.py", 8, "JC105")], 3, 1),
+    "the forwarded lambda made once before the loop: one compile (the fix)": ({
+        "integrate.py": _FORWARDING,
+        "use.py": _forwarding("rhs = lambda v: -2.0 * v", "for _ in range(3):", "    y = integrate(rhs, y)"),
+    }, [], 1, 1),
+    "a forwarder's traced argument changing in a loop: data, not a key": ({
+        "integrate.py": _FORWARDING,
+        "use.py": _forwarding("for k in range(3):", "    out = solve(_decay, y, scale=np.float32(k))",
+                              "def _decay(v):", "    return -2.0 * v").replace("    def _decay", "def _decay"),
+    }, [], 1, 1),
     # -- missed bugs --------------------------------------------------------------------------------
     "a lambda static argument of a jitted function of another module, called through its module": ({
         "util.py": """\

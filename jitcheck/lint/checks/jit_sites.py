@@ -35,6 +35,7 @@ class JitSites(StaticArguments):
                 continue
             found = self.indexed_jit(func)
             if found is None:
+                self.forwarder_call(func, site)
                 continue
             facts, qualified = found
             spec_facts = facts["jit"]
@@ -45,6 +46,16 @@ class JitSites(StaticArguments):
             spec = every_argument(known) if every else \
                 (frozenset(spec_facts.get("nums") or ()), frozenset(spec_facts.get("names") or ()))
             self.check_static_arguments(site.node, site.context, spec, known, snippet(self.module, func, 40), every=every)
+
+    def forwarder_call(self, func: cst.BaseExpression, site: CallSite) -> None:
+        """A call of a function of the run that hands some of its parameters on, unchanged, to static arguments
+        of a jitted function: those arguments are that jit's keys, judged as its own call's would be."""
+        found = self.indexed_forwarder(func)
+        if found is None:
+            return
+        forwarded, _ = found
+        self.check_static_arguments(site.node, site.context, (forwarded.nums, forwarded.names), forwarded.params,
+                                    snippet(self.module, func, 40), via=forwarded.to)
 
     def jit_call(self, site: CallSite, wrapper: names.Wrapper) -> None:
         call = site.node

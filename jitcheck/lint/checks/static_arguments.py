@@ -8,7 +8,7 @@ a value, then as a callable.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 import libcst as cst
@@ -126,11 +126,13 @@ class StaticArguments(Callables, ChangingStatics):
 
     def check_static_arguments(self, call: cst.Call, context: Context, spec: tuple[frozenset[int], frozenset[str]],
                                params: tuple[str, ...] | None, callee: str, *, every: bool = False,
-                               definition: cst.FunctionDef | None = None, declared: cst.CSTNode | None = None) -> None:
+                               definition: cst.FunctionDef | None = None, declared: cst.CSTNode | None = None,
+                               via: Mapping[str, str] | None = None) -> None:
         """Judge each static argument of ``call`` (``every``: each argument, under a wrapper that keys every
         argument that is not an array by hash and ``==``, where only callables are judged). ``definition`` is the
         jitted function's ``def`` when this file has it (``params`` are then its parameters as the call binds them),
-        ``declared`` the decorator that makes it static there."""
+        ``declared`` the decorator that makes it static there. ``via``: ``callee`` is not jitted itself but hands
+        these parameters on to static arguments of a jitted function, each named there (`` `func` of `solve` ``)."""
         for key, value in static_arguments(call, spec, params):
             if isinstance(key, int):
                 label = f"static argument {key}" + (f" (`{params[key]}`)" if params and key < len(params) else "")
@@ -139,10 +141,14 @@ class StaticArguments(Callables, ChangingStatics):
                 label = f"static argument `{key}`"
                 param = key
             suffix = " (not an array, so static under `equinox.filter_jit`)" if every else ""
-            if not every and self.traced_static(value, f"{label} of `{callee}`", context, declared):
+            if via is not None:
+                label = f"{'argument' + label[len('static argument'):]}"
+                suffix = f", handed on unchanged to the static {via.get(param or '', 'argument')}"
+            if not every and via is None and self.traced_static(value, f"{label} of `{callee}`", context, declared):
                 continue
             self.static_value(value, f"{label} of `{callee}`{suffix}", context, every=every, call=call)
-            self.changing_static(value, f"{label} of `{callee}`", param, call, context, definition, callee, declared)
+            self.changing_static(value, f"{label} of `{callee}`{suffix}", param, call, context, definition, callee,
+                                 declared)
 
     def traced_static(self, value: cst.BaseExpression, position: str, context: Context, declared: cst.CSTNode | None) -> bool:
         """Report JC201 when ``value`` is a parameter of the jitted function whose body holds the call, not among that
