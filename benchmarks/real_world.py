@@ -332,6 +332,20 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("diffuse-jax", "0.1.0"),
     ("mwa-jaxbeam", "0.2.0"),
     ("latticebmjax", "1.0.1"),
+    # round 20 (5 December 2026, evening), labelled blind
+    ("herculens", "0.3.0"),
+    ("lagrangebench", "0.0.1"),
+    ("evermore", "0.4.1"),
+    ("mpax", "0.2.4"),
+    ("jimgw", "0.5.2"),
+    ("deepqmc", "1.2.0"),
+    ("squishyplanet", "0.6.0"),
+    ("ripplegw", "0.4.1"),
+    ("microjaxx", "0.1.1"),
+    ("jaxitude", "1.0.0"),
+    ("jaxrie", "19"),
+    ("gamerl.ppo.jax", "0.1.1"),
+    ("kauldron", "1.4.2"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
