@@ -523,11 +523,16 @@ class _Recorder:
                 self.selected[node.lineno] = _Later(lambda: selected_names(body))
             if isinstance(node, (ast.For, ast.AsyncFor)):
                 self.expressions(node.iter, caller, params, types, self_name, cls, loop, arms)
-                if _one_item(node.iter):  # `for t in [0.5]:` runs its body once, as collect.py reads it
+                if _one_item(node.iter) or retries(node):  # runs its body once, as collect.py reads it
                     self.body(node.body, caller, params, types, self_name, cls, loop, arms)
                     self.body(node.orelse, caller, params, types, self_name, cls, loop, arms)
                     return
             else:
+                if retries(node):  # a retry after a failure: one pass when it succeeds, as collect.py reads it
+                    self.expressions(node.test, caller, params, types, self_name, cls, loop, arms)
+                    self.body(node.body, caller, params, types, self_name, cls, loop, arms)
+                    self.body(node.orelse, caller, params, types, self_name, cls, loop, arms)
+                    return
                 self.expressions(node.test, caller, params, types, self_name, cls, (kind, node.lineno, changing),
                                  arms)
             inner = (kind, node.lineno, changing) if loop is None else (
@@ -1023,11 +1028,33 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
     return None
 
 
+def retries(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
+    """A loop that runs its body again only after an attempt raised (``collect.py``'s ``_retries``, read on Python's
+    ``ast``): a ``try`` directly in its body whose body or ``else`` ends with ``return`` or ``break``, and no
+    ``continue`` outside the handlers."""
+    def leaves(block: list[ast.stmt]) -> bool:
+        return bool(block) and isinstance(block[-1], (ast.Return, ast.Break))
+
+    if not any(isinstance(statement, ast.Try) and (leaves(statement.body) or leaves(statement.orelse))
+               for statement in loop.body):
+        return False
+    stack: list[ast.AST] = list(loop.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Continue):
+            return False
+        if isinstance(node, (ast.ExceptHandler, ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
+                             ast.ClassDef, ast.Lambda)) or isinstance(node, ast.expr):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return True
+
+
 def _one_item(iterable: ast.expr) -> bool:
     """A literal list or tuple of one item (``for t in [0.5]:``): a loop over it runs its body once."""
     return isinstance(iterable, (ast.List, ast.Tuple)) and len(iterable.elts) == 1 \
         and not isinstance(iterable.elts[0], ast.Starred)
 
 
-__all__ = ["Elsewhere", "Site", "call_records", "call_sites", "items_kind", "reached", "repeated_elsewhere",
+__all__ = ["Elsewhere", "Site", "call_records", "call_sites", "items_kind", "reached", "repeated_elsewhere", "retries",
            "selected_names"]

@@ -382,7 +382,7 @@ class Collector(cst.CSTVisitor):
             self.loop_bodies[node.target] = node.body
         node.target.visit(self)
         node.iter.visit(self)
-        once = _one_item(node.iter) or self._single_yield_call(node.iter)
+        once = _one_item(node.iter) or self._single_yield_call(node.iter) or _retries(node)
         self._enter_loop(node, not once)
         node.body.visit(self)
         self._leave_loop(not once)
@@ -437,10 +437,11 @@ class Collector(cst.CSTVisitor):
         return False
 
     def _while(self, node: cst.While) -> bool:
-        self._enter_loop(node)
+        repeats = not _retries(node)
+        self._enter_loop(node, repeats)
         node.test.visit(self)
         node.body.visit(self)
-        self._leave_loop()
+        self._leave_loop(repeats)
         if node.orelse is not None:
             node.orelse.visit(self)
         return False
@@ -667,6 +668,44 @@ def _one_item(iterable: cst.BaseExpression) -> bool:
     """A literal list or tuple of one item (``for t in [0.5]:``): the loop body runs once."""
     return isinstance(iterable, (cst.List, cst.Tuple)) and len(iterable.elements) == 1 \
         and not isinstance(iterable.elements[0], cst.StarredElement)
+
+
+def _retries(loop: cst.For | cst.While) -> bool:
+    """A loop that runs its body again only after an attempt raised: a ``try`` directly in its body whose normal
+    path leaves the loop (its body, or its ``else``, ends with ``return`` or ``break``), and no ``continue``
+    outside the handlers. Such a loop retries a failure (an out-of-memory fallback to a smaller batch): a run that
+    succeeds passes once, and each retry is another attempt, not the same computation compiled again."""
+    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()
+    if not any(isinstance(statement, cst.Try) and (_leaves(statement.body) or (
+            statement.orelse is not None and _leaves(statement.orelse.body))) for statement in body):
+        return False
+    continues = _Continues()
+    for statement in body:
+        statement.visit(continues)
+    return not continues.found
+
+
+def _leaves(block: cst.BaseSuite) -> bool:
+    """Whether a block's last statement is a ``return`` or a ``break``."""
+    statements = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    last = statements[-1] if statements else None
+    small = getattr(last, "body", None) if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
+    return bool(small) and isinstance(small[-1], (cst.Return, cst.Break))  # type: ignore[index]
+
+
+class _Continues(cst.CSTVisitor):
+    """Whether a ``continue`` of the loop visited is met outside its ``except`` handlers."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.found = True
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.ExceptHandler, cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        return super().on_visit(node)
 
 
 def _runs_once(node: cst.CSTNode) -> bool:

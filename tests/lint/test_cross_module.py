@@ -342,6 +342,44 @@ CASES: dict[str, Case] = {
         "use.py": _forwarding("for k in range(3):", "    out = solve(_decay, y, scale=np.float32(k))",
                               "def _decay(v):", "    return -2.0 * v").replace("    def _decay", "def _decay"),
     }, [], 1, 1),
+    # -- a loop that runs again only after a failure -------------------------------------------------
+    "a retry loop that rebuilds its jit after an out-of-memory failure: one attempt succeeds": ({
+        "use.py": """\
+            import jax
+            import numpy as np
+            def _one(v):
+                return v * 2.0
+            def _attempt(fn, x, batch):
+                if batch is None:
+                    raise MemoryError("RESOURCE_EXHAUSTED")  # stands for the device running out of memory
+                return fn(x)
+            def run():
+                x = np.ones((4, 3), np.float32)
+                batch = None
+                while True:
+                    try:
+                        fn = jax.jit(jax.vmap(_one))
+                        return _attempt(fn, x, batch)
+                    except MemoryError:
+                        batch = 2 if batch is None else batch // 2
+            """,
+    }, [], 1, 1),
+    "the same jit rebuilt on every pass of a loop that goes on after success: a compile each pass": ({
+        "use.py": """\
+            import jax
+            import numpy as np
+            def _one(v):
+                return v * 2.0
+            def run():
+                x = np.ones((4, 3), np.float32)
+                for _ in range(3):
+                    try:
+                        fn = jax.jit(lambda p: jax.lax.map(_one, p, batch_size=2))
+                        x = np.asarray(fn(x))
+                    except MemoryError:
+                        break
+            """,
+    }, [("use.py", 9, "JC104")], 3, 1),
     # -- missed bugs --------------------------------------------------------------------------------
     "a lambda static argument of a jitted function of another module, called through its module": ({
         "util.py": """\
