@@ -112,6 +112,14 @@ class Sameness(Repetition):
                     f"that each iteration builds the same program: the loop's number picks an item of {_names(picked)}, "
                     "not known to hold numbers (a shape or a configuration as well as a value), which a function "
                     "makes the callable from")), confidence="low")
+            configured = self.built_from_written_numbers(loop, set(used)) if kind == "numbers" else []
+            if configured:
+                # `for alpha in [-1.0, 0.0, 2.0]: p = PowerLaw(alpha)`: numbers written out one by one, each made
+                # into an object of a class, which may branch on it (a configuration) as well as compute with it.
+                return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
+                    f"that each iteration builds the same program: {_names(configured)} is built by a class from "
+                    "numbers written out one by one, which it may hold as a configuration as well as a value")),
+                    confidence="low")
             return self.judged(evidence, fun, kind, used, "iteration")
         function = context.function
         if not isinstance(function, cst.FunctionDef):
@@ -454,6 +462,21 @@ class Sameness(Repetition):
             # temperature drawn on each pass, then the system built from it): only an item picked is unknown.
             return []
         return sorted(set(through))
+
+    def built_from_written_numbers(self, loop: cst.CSTNode, used: set[str]) -> list[str]:
+        """The names among ``used`` that a ``for`` loop over a literal of numbers (``[-1.0, 0.0, 2.0]``, not a
+        ``range``) binds in its body to an instance of a class made from its variable (``p = Prior(alpha)``)."""
+        if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name) \
+                or not isinstance(loop.iter, (cst.List, cst.Tuple, cst.Set)):
+            return []
+        target = loop.target.value
+        found: set[str] = set()
+        for node, (value, where) in self.c.assigned.items():
+            if isinstance(node, cst.Name) and node.value in used and isinstance(value, cst.Call) \
+                    and where.loop is loop and self.names_a_class(value.func) \
+                    and any(target in self.names_read(arg.value) for arg in value.args):
+                found.add(node.value)
+        return sorted(found)
 
     def numeric(self, collection: cst.BaseExpression) -> bool:
         """Whether an item of ``collection`` is data: a literal or range of numbers, or a name some binding of which

@@ -380,6 +380,26 @@ CASES: dict[str, Case] = {
                         break
             """,
     }, [("use.py", 9, "JC104")], 3, 1),
+    # -- numbers written out one by one, each made into an object of a class ---------------------------
+    "a bound method of an object a class builds from each of a literal's numbers: a configuration each": ({
+        "use.py": """\
+            import jax
+            import jax.numpy as jnp
+            import numpy as np
+            class Prior:
+                def __init__(self, alpha):
+                    self.alpha = alpha
+                def log_prob(self, x):
+                    if self.alpha == -1.0:  # a branch on the value: another program
+                        return -jnp.log(x)
+                    return self.alpha * jnp.log(x)
+            def run():
+                x = np.ones(3, np.float32)
+                for alpha in [-1.0, 2.0]:
+                    p = Prior(alpha)
+                    jax.jit(p.log_prob)(x)
+            """,
+    }, [], 2, 2),
     # -- missed bugs --------------------------------------------------------------------------------
     "a lambda static argument of a jitted function of another module, called through its module": ({
         "util.py": """\
