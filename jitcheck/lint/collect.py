@@ -216,7 +216,7 @@ class Collector(cst.CSTVisitor):
         if binds:
             if self._live_unpacked:
                 self._forget(_bound_names(original_node))
-            if isinstance(original_node, cst.Assign) and isinstance(original_node.value, cst.Call):
+            if isinstance(original_node, cst.Assign) and isinstance(original_node.value, (cst.Call, cst.IfExp)):
                 block = next((h for h in reversed(self.stack) if isinstance(h, (cst.IndentedBlock, cst.Module))), None)
                 for target in original_node.targets:
                     if isinstance(target.target, (cst.Tuple, cst.List)):

@@ -400,6 +400,25 @@ CASES: dict[str, Case] = {
                     jax.jit(p.log_prob)(x)
             """,
     }, [], 2, 2),
+    # -- a callable rebound through a conditional wrapper ------------------------------------------------
+    "a nested def kept or checkpointed by a conditional, then jitted, on every call in a loop": ({
+        "use.py": """\
+            import jax
+            import numpy as np
+            def _square(v):
+                return v * v
+            def value(f, x, checkpoint=False):
+                def flat(z):
+                    return f(z).sum()
+                flat = jax.checkpoint(flat) if checkpoint else flat
+                flat = jax.jit(flat)
+                return flat(x)
+            def run():
+                x = np.ones(3, np.float32)
+                for _ in range(3):
+                    value(_square, x)
+            """,
+    }, [("use.py", 9, "JC105")], 3, 1),
     # -- missed bugs --------------------------------------------------------------------------------
     "a lambda static argument of a jitted function of another module, called through its module": ({
         "util.py": """\

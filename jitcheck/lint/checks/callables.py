@@ -143,6 +143,9 @@ class Callables(Fixability):
                 return Problem(rules.FACTORY_RESULT_REBUILT, {"position": position, "subject": snippet(self.module, expr),
                                                                "factory": snippet(self.module, expr.func, 40), "kind": kind})
             return None
+        if isinstance(expr, cst.IfExp):
+            return self.either_problem(expr, rebuilt=rebuilt, context=context, position=position,
+                                       allow_value_partial=allow_value_partial, depth=depth, keys=keys, jitted=jitted)
         if isinstance(expr, cst.Name):
             referents = self.referents(expr)
             reaching = self.c.reaching.get(expr)
@@ -235,6 +238,27 @@ class Callables(Fixability):
                              "name": f"{context.self_name}._{name}" if method else name}
                 return Problem(rules.UNRESOLVED_METHOD, {"position": position, "subject": snippet(self.module, expr),
                                                          "receiver": receiver, **where}, evidence=evidence)
+        return None
+
+    def either_problem(self, expr: cst.IfExp, *, rebuilt: bool, context: Context, position: str,
+                       allow_value_partial: bool, depth: int, keys: names.Keys, jitted: bool) -> Problem | None:
+        """``a if test else b`` in a cache-key position: a problem when both arms are new callables each time. In
+        ``g = jax.checkpoint(g) if checkpoint else g`` one arm keeps the callable as it was: the other arm's
+        problem holds for both when it is the callable's own (a nested def or a lambda, new either way)."""
+        arms = (expr.body, expr.orelse)
+        found = [None if isinstance(arm, cst.Name) else self.callable_problem(
+            arm, rebuilt=rebuilt, context=context, position=position, allow_value_partial=allow_value_partial,
+            depth=depth + 1, keys=keys, jitted=jitted) for arm in arms]
+        kept = [arm for arm in arms if isinstance(arm, cst.Name)]
+        made = [problem for problem in found if problem is not None]
+        if len(made) == 2:
+            return made[0]
+        if len(made) == 1 and len(kept) == 1:
+            other = next(arm for arm in arms if not isinstance(arm, cst.Name))
+            reads = {n.value for n in _names_in(other)}
+            if kept[0].value in reads and made[0].rule is rules.NESTED_FUNCTION:
+                # `wrap(g) if c else g` over a nested `g`: a new function on either arm, the nested def's own
+                return Problem(rules.NESTED_FUNCTION, {"position": position, "subject": kept[0].value})
         return None
 
     def encloses(self, outer: cst.CSTNode | None, inner: cst.CSTNode | None) -> bool:
@@ -360,3 +384,15 @@ class Callables(Fixability):
         if len({p.rule.code for p in found}) != 1:
             return None
         return Problem(found[0].rule, {**found[0].fields, "subject": expr.value}, repeats_with=found[0].repeats_with)
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    """The names under ``node``."""
+    found: list[cst.Name] = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+    node.visit(_Names())
+    return found
