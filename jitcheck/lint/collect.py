@@ -141,6 +141,8 @@ class Collector(cst.CSTVisitor):
         self.assigned: dict[cst.CSTNode, tuple[cst.BaseExpression, Context]] = {}
         self.unpacked: dict[cst.CSTNode, tuple[cst.Call, int, Context]] = {}
         """A name bound by unpacking a call's result (``init, apply = make(...)``): the call, the name's position."""
+        self.outer_loops: dict[cst.CSTNode, cst.CSTNode | None] = {}
+        """Each loop that repeats, with the loop around it in the same function (None: none)."""
         self.reaching: dict[cst.Name, cst.Name] = {}
         """A read of a name that only one binding can reach: such an unpacking's target, or the target of a plain
         ``name = call(...)``, above it in the same block, with no other binding of the name in between
@@ -368,6 +370,8 @@ class Collector(cst.CSTVisitor):
 
     def _enter_loop(self, node: cst.CSTNode, repeats: bool = True) -> None:
         if repeats:
+            loops = self.frames[-1].loop_nodes
+            self.outer_loops.setdefault(node, loops[-1] if loops else None)
             self.frames[-1].loops += 1
             self.frames[-1].loop_nodes.append(node)
 

@@ -61,6 +61,52 @@ class Sameness(Repetition):
     def sameness(self, evidence: Evidence, fun: cst.CSTNode, context: Context,
                  arguments: cst.Call | None = None, static: Sequence[cst.BaseExpression] = (),
                  read: set[str] | None = None, depth: int = 0) -> Evidence | None:
+        """See :meth:`sameness_here`; where each iteration of a loop builds a different computation, a loop around
+        it that runs it again over the same items (:meth:`outer_repeats`) compiles each of them again."""
+        judged = self.sameness_here(evidence, fun, context, arguments, static, read, depth)
+        if judged is None and context.in_loop and context.loop is not None and not self.observes_compiles(context.function):
+            return self.outer_repeats(evidence, fun, context.loop, context, arguments, read)
+        return judged
+
+    def outer_repeats(self, evidence: Evidence, fun: cst.CSTNode, loop: cst.CSTNode, context: Context,
+                      arguments: cst.Call | None, read: set[str] | None) -> Evidence | None:
+        """``evidence`` with why each pass of the loop around ``loop`` builds the same computations again, or None.
+        ``for phase in range(2): for cfg in configs: jax.jit(make(cfg))``: each ``cfg`` is another program, but the
+        outer loop changes nothing the callable reads (through what the inner loop's body derives from its items,
+        and the items themselves), so every program is compiled again on each of its passes (jax: 4 compiles, 2
+        programs). The outer loop must change neither what the inner loop runs over nor what the call reads."""
+        outer = self.c.outer_loops.get(loop)
+        if outer is None or not isinstance(loop, cst.For):
+            return None
+        inner_changing = self.loop_names(loop, context)
+        outer_only = self.loop_names(outer, context) - inner_changing
+        if not outer_only:
+            return None
+        wanted = set(read if read is not None else self.names_read(fun)) | self.names_read(loop.iter)
+        if arguments is not None:
+            wanted |= self.names_read(arguments)
+        values = _Values()
+        loop.body.visit(values)
+        grown = True
+        while grown:
+            grown = False
+            for name in list(wanted & inner_changing):
+                for value in values.bound.get(name, ()):
+                    more = self.names_read(value) - wanted
+                    if more:
+                        wanted |= more
+                        grown = True
+        if wanted & outer_only or not (wanted & inner_changing) \
+                or self.carried_callables(loop, fun, wanted & inner_changing):
+            return None
+        line = self.line_of(outer)
+        reason = Reason("same-code", f"the loop at line {line} runs this loop again over the same items, changing "
+                        f"nothing the callable reads: each item's program is compiled again on every pass of it", line)
+        return dataclasses.replace(evidence, same=(*evidence.same, reason))
+
+    def sameness_here(self, evidence: Evidence, fun: cst.CSTNode, context: Context,
+                      arguments: cst.Call | None = None, static: Sequence[cst.BaseExpression] = (),
+                      read: set[str] | None = None, depth: int = 0) -> Evidence | None:
         """``evidence`` with why each run of ``context`` builds the same computation as ``fun``, or None when
         each run builds a different one (a loop over differently-built objects, configurations or functions).
 

@@ -419,6 +419,37 @@ CASES: dict[str, Case] = {
                     value(_square, x)
             """,
     }, [("use.py", 9, "JC105")], 3, 1),
+    # -- a loop around a loop of different computations, changing nothing they read ----------------------
+    "each configuration's closure rebuilt on every pass of an outer loop that changes nothing it reads": ({
+        "use.py": """\
+            import jax
+            import numpy as np
+            def make(scale):
+                def f(x):
+                    return x * scale
+                return f
+            def run():
+                x = np.ones(3, np.float32)
+                for phase in range(2):
+                    for name in ("a", "bb"):
+                        jax.jit(make(len(name)))(x)
+            """,
+    }, [("use.py", 11, "JC703")], 4, 2),
+    "an outer loop over dtypes changing the argument: another program on every pass": ({
+        "use.py": """\
+            import jax
+            import numpy as np
+            def make(scale):
+                def f(x):
+                    return x * scale
+                return f
+            def run():
+                for dtype in (np.float32, np.int32):
+                    x = np.ones(3, dtype)
+                    for name in ("a", "bb"):
+                        jax.jit(make(len(name)))(x)
+            """,
+    }, [], 4, 4),
     # -- missed bugs --------------------------------------------------------------------------------
     "a lambda static argument of a jitted function of another module, called through its module": ({
         "util.py": """\
