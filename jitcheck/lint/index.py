@@ -275,12 +275,18 @@ def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) ->
     stored: set[str] = set()
     types: dict[str, str] = {}
     makers: list[str] = []
+    static_jits: dict[str, Any] = {}
+    static_aliases: dict[str, str] = {}
     for statement in node.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             method = _function(statement)
             methods[statement.name] = method["kind"]
             if method.get("maker"):
                 makers.append(statement.name)
+            if method["kind"] == "static" and _static_jit(method):
+                # `@staticmethod @partial(jax.jit, static_argnames=...)`: called as `Cls.name(...)`, its positions
+                # are the function's own
+                static_jits[statement.name] = {"params": method["params"], "jit": method["jit"]}
         elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             name = statement.target.id
             if isinstance(statement.value, ast.Lambda):
@@ -291,12 +297,17 @@ def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) ->
                 if annotated is not None and annotated.rsplit(".", 1)[-1] not in ("Callable", "ClassVar", "Any"):
                     types[name] = annotated
         elif isinstance(statement, ast.Assign):
+            assigned = statement.value
             for target in statement.targets:
                 if isinstance(target, ast.Name):
-                    if isinstance(statement.value, ast.Lambda):
+                    if isinstance(assigned, ast.Lambda):
                         methods[target.id] = "method"
                     else:
                         stored.add(target.id)
+                    if isinstance(assigned, ast.Call) and _dotted(assigned.func) == "staticmethod" \
+                            and len(assigned.args) == 1 and isinstance(assigned.args[0], ast.Name):
+                        # `fit = staticmethod(_fit)`: the module's `_fit`, looked up when asked (ProjectIndex.function)
+                        static_aliases[target.id] = assigned.args[0].id
     self_calls: dict[str, int] = {}
     defaults: dict[str, str] = {}
     bound: dict[str, list[str]] = {}  # `self.inverse = self._part.inverse`: a member of a part the instance holds
@@ -350,6 +361,10 @@ def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) ->
     facts: dict[str, Any] = {"bases": bases, "methods": methods, "stored": sorted(stored), "types": types}
     if makers:
         facts["makers"] = makers  # classmethods returning `cls(...)`: `Model.create()` is a Model
+    if static_jits:
+        facts["static_jits"] = static_jits
+    if static_aliases:
+        facts["static_aliases"] = static_aliases
     if node.decorator_list:
         facts["decorated"] = True  # a decorator may give it value equality (dataclass, attrs): not a plain class
     bound = {attr: part for attr, part in bound.items() if attr not in other and part[0] in made}
@@ -876,6 +891,9 @@ class ProjectIndex:
         factories: set[str] = set()
         jitted: set[str] = set()
         for module in modules:
+            for held in self.modules[module]["classes"].values():
+                jitted.update(held.get("static_jits", ()))
+                jitted.update(held.get("static_aliases", ()))  # (a name the prefilter keeps: judged when asked)
             for name, facts in self.modules[module]["functions"].items():
                 if facts.get("returns"):
                     factories.add(name)
@@ -984,10 +1002,26 @@ class ProjectIndex:
     def function(self, qualified: str) -> dict[str, Any] | None:
         found = self.lookup(qualified)
         if found is None:
-            return None
+            return self._static_method(qualified)
         _, name, summary = found
         facts: dict[str, Any] | None = summary["functions"].get(name)
         return facts
+
+    def _static_method(self, qualified: str) -> dict[str, Any] | None:
+        """The facts of ``Cls.name`` when it is a jitted static method: decorated so, or ``name =
+        staticmethod(f)`` of a jitted module-level ``f`` of the class's module."""
+        owner, _, name = qualified.rpartition(".")
+        held = self.cls(owner) if "." in owner else None
+        if held is None:
+            return None
+        module, facts = held
+        method: dict[str, Any] | None = facts.get("static_jits", {}).get(name)
+        alias = facts.get("static_aliases", {}).get(name)
+        if method is None and isinstance(alias, str):
+            summary = self.module(module)
+            aliased = summary["functions"].get(alias) if summary is not None else None
+            method = aliased if aliased is not None and _static_jit(aliased) else None
+        return method
 
     def returned_class(self, qualified: str) -> str | None:
         """The qualified class a call of the function ``qualified`` returns, by its return annotation, if indexed."""

@@ -61,11 +61,14 @@ class Sameness(Repetition):
     def sameness(self, evidence: Evidence, fun: cst.CSTNode, context: Context,
                  arguments: cst.Call | None = None, static: Sequence[cst.BaseExpression] = (),
                  read: set[str] | None = None, depth: int = 0) -> Evidence | None:
-        """See :meth:`sameness_here`; where each iteration of a loop builds a different computation, a loop around
-        it that runs it again over the same items (:meth:`outer_repeats`) compiles each of them again."""
+        """See :meth:`sameness_here`; where each iteration of a loop builds a different computation (or one not
+        known to be the same), a loop around it that runs it again over the same items (:meth:`outer_repeats`)
+        compiles each of them again."""
         judged = self.sameness_here(evidence, fun, context, arguments, static, read, depth)
-        if judged is None and context.in_loop and context.loop is not None and not self.observes_compiles(context.function):
-            return self.outer_repeats(evidence, fun, context.loop, context, arguments, read)
+        if (judged is None or judged.confidence == "low") and context.in_loop and context.loop is not None \
+                and not self.observes_compiles(context.function):
+            # Whether or not each item is one program, a loop around that runs them all again compiles each again.
+            return self.outer_repeats(evidence, fun, context.loop, context, arguments, read) or judged
         return judged
 
     def outer_repeats(self, evidence: Evidence, fun: cst.CSTNode, loop: cst.CSTNode, context: Context,

@@ -450,6 +450,25 @@ CASES: dict[str, Case] = {
                         jax.jit(make(len(name)))(x)
             """,
     }, [], 4, 4),
+    # -- jitted static methods of another module's class -------------------------------------------------
+    "a lambda as the static argument of another module's jitted static method, in a loop": ({
+        "ops.py": """\
+            import functools
+            import jax
+            class Ops:
+                @staticmethod
+                @functools.partial(jax.jit, static_argnames=("fn",))
+                def apply(y, fn):
+                    return fn(y)
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.ops import Ops
+            def run():
+                for _ in range(3):
+                    Ops.apply(np.ones(3, np.float32), fn=lambda v: v + 1)
+            """,
+    }, [("use.py", 5, "JC104")], 3, 1),
     # -- missed bugs --------------------------------------------------------------------------------
     "a lambda static argument of a jitted function of another module, called through its module": ({
         "util.py": """\
@@ -1422,6 +1441,37 @@ def test_an_unhashable_static_argument_fails_in_jax_and_is_found(name: str, impo
     source, path, line, code = UNHASHABLE[name]
     write_package(importable, {path: source})
     assert findings(importable) == [(path, line, code)]
+    with pytest.raises((TypeError, ValueError), match="hash"):
+        run_case(importable, compiles)
+
+
+def test_a_traced_parameter_handed_to_a_class_held_jitted_function_is_found_and_jax_refuses_it(
+        importable: Path, compiles: Compiles) -> None:
+    """``fit = staticmethod(_fit)`` in another module's class: ``Ops.fit`` is the jitted ``_fit``, whose ``order``
+    is static, and a jitted caller hands it its own traced ``order``."""
+    write_package(importable, {
+        "ops.py": """\
+            import functools
+            import jax
+            import jax.numpy as jnp
+            @functools.partial(jax.jit, static_argnums=(1,))
+            def _fit(y, order):
+                return jnp.polyval(jnp.ones(order), y)
+            class Ops:
+                fit = staticmethod(_fit)
+            """,
+        "use.py": """\
+            import jax
+            import numpy as np
+            from pkg.ops import Ops
+            @jax.jit
+            def law(y, order=3):
+                return Ops.fit(y, order)
+            def run():
+                law(np.ones(3, np.float32), order=3)
+            """,
+    })
+    assert findings(importable) == [("use.py", 6, "JC201")]
     with pytest.raises((TypeError, ValueError), match="hash"):
         run_case(importable, compiles)
 
