@@ -370,6 +370,10 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("array-api-jax-compat", "0.13"),
     ("MLGeometry-JAX", "2.0.0"),
     ("matrax", "0.0.5"),
+    # round 22 (5 December 2026, evening), labelled blind
+    ("tensorcircuit-ng", "1.10.0"),
+    ("treex", "0.6.9"),
+    ("trainax", "0.0.2"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
