@@ -11,7 +11,7 @@ ask; they never walk scopes themselves.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, Union
 
 import libcst as cst
@@ -724,25 +724,9 @@ class Resolver:
 
     def factory_kind(self, func: cst.BaseExpression) -> str | None:
         """What a call of ``func`` returns when it is a new function each time (``"nested function"``, ...)."""
-        if not isinstance(func, (cst.Name, cst.Attribute)):
-            return None
-        if isinstance(func, cst.Name):
-            node = getattr(self.single_referent(func), "node", None)
-            if isinstance(node, cst.FunctionDef):
-                scope = self.scopes.get(node)
-                if not isinstance(scope, GlobalScope):
-                    return None
-                facts = self.index.function(f"{self.module_name}.{func.value}")
-                return facts.get("returns") if facts else None
-        for name in self.qnames(func):
-            qualified = self.absolute(name)
-            if "." not in qualified:
-                continue
-            facts = self.index.function(qualified)
-            if facts is not None:
-                returns: str | None = facts.get("returns")
-                return returns
-        return None
+        facts = self.function_facts(func)
+        returns: str | None = facts.get("returns") if facts else None
+        return returns
 
     def factory_item_kind(self, func: cst.BaseExpression, item: int) -> str | None:
         """What a call of ``func`` returns at position ``item`` of its tuple when that is a new function each time."""
@@ -750,21 +734,25 @@ class Resolver:
         items = facts.get("returns_items") if facts else None
         return items[item] if isinstance(items, list) and item < len(items) else None
 
-    def function_facts(self, func: cst.BaseExpression) -> dict[str, Any] | None:
-        """The index's facts of the function ``func`` names (this module's or an imported one)."""
+    def indexed_names(self, func: cst.BaseExpression) -> Iterator[str]:
+        """The qualified names the function ``func`` may name, for the index: this module's own ``def`` (only that,
+        when it is one; none for a nested one), else each dotted name its qualified names resolve to."""
         if not isinstance(func, (cst.Name, cst.Attribute)):
-            return None
+            return
         if isinstance(func, cst.Name):
             node = getattr(self.single_referent(func), "node", None)
             if isinstance(node, cst.FunctionDef):
-                scope = self.scopes.get(node)
-                if not isinstance(scope, GlobalScope):
-                    return None
-                return self.index.function(f"{self.module_name}.{func.value}")
+                if isinstance(self.scopes.get(node), GlobalScope):
+                    yield f"{self.module_name}.{func.value}"
+                return
         for name in self.qnames(func):
             qualified = self.absolute(name)
-            if "." not in qualified:
-                continue
+            if "." in qualified:
+                yield qualified
+
+    def function_facts(self, func: cst.BaseExpression) -> dict[str, Any] | None:
+        """The index's facts of the function ``func`` names (this module's or an imported one)."""
+        for qualified in self.indexed_names(func):
             facts = self.index.function(qualified)
             if facts is not None:
                 return facts
@@ -773,18 +761,7 @@ class Resolver:
     def indexed_forwarder(self, func: cst.BaseExpression) -> tuple[Forwarded, str] | None:
         """What the run's function ``func`` names (this module's or an imported one) hands on to static arguments of
         a jitted function (:meth:`~jitcheck.lint.index.ProjectIndex.static_forward`), with its qualified name."""
-        if isinstance(func, cst.Name):
-            node = getattr(self.single_referent(func), "node", None)
-            if isinstance(node, cst.FunctionDef):
-                if not isinstance(self.scopes.get(node), GlobalScope):
-                    return None
-                qualified = f"{self.module_name}.{func.value}"
-                found = self.index.static_forward(qualified)
-                return (found, qualified) if found is not None else None
-        for name in self.qnames(func):
-            qualified = self.absolute(name)
-            if "." not in qualified:
-                continue
+        for qualified in self.indexed_names(func):
             found = self.index.static_forward(qualified)
             if found is not None:
                 return found, qualified
