@@ -242,7 +242,7 @@ LAMBDA = _rule(
     "lambda",
     "A lambda used as a cache key",
     message="lambda used as {position}: a lambda is a new object each time it is evaluated, so every rebuild is a new jit cache key",
-    help="define it once with `def` at module level and pass that function",
+    help="define it once with `def` at module level, or once where what it reads is fixed (before the loop), and pass that function",
     why="""
 Each evaluation of a `lambda` creates a new function object, compared by identity.
 `jax.jit(lambda x: ...)(x)` in a loop or a function body, or a lambda as a node

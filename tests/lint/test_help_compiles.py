@@ -112,6 +112,22 @@ CASES: dict[tuple[str, str], tuple[str, str, str]] = {
         FIX,
         "define it once with `def` at module level",
     ),
+    ("JC104", "a closure in a loop"): (
+        """\
+        def run():
+            scale = 3.0
+            for _ in range(3):
+                jax.jit(lambda x: x * scale)(X)
+        """,
+        """\
+        def run():
+            scale = 3.0
+            triple = lambda x: x * scale
+            for _ in range(3):
+                jax.jit(triple)(X)
+        """,
+        "or once where what it reads is fixed (before the loop)",
+    ),
     ("JC105", "jit argument"): (
         """\
         def step(x):
