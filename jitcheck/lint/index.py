@@ -614,8 +614,8 @@ class StaticReach:
         self.module = module
         summary = index.modules[module]
         self.package = _is_package(summary)
-        self.own = frozenset(name for name, facts in summary["functions"].items() if _static_jit(facts) or (
-            "forwards" in facts and index.static_forward(f"{module}.{name}") is not None))
+        self.own = frozenset(name for name, facts in summary["functions"].items()
+                             if index.keys_statics(f"{module}.{name}", facts))
         """The module's own jitted functions with static arguments (their calls stay sites: the analysis judges them
         with the index's facts of their arguments)."""
 
@@ -806,9 +806,13 @@ class ProjectIndex:
         found = self._static_at.get(qualified)
         if found is None:
             facts = self.function(qualified) if "." in qualified else None
-            found = self._static_at[qualified] = facts is not None and (
-                _static_jit(facts) or ("forwards" in facts and self.static_forward(qualified) is not None))
+            found = self._static_at[qualified] = facts is not None and self.keys_statics(qualified, facts)
         return found
+
+    def keys_statics(self, qualified: str, facts: Mapping[str, Any]) -> bool:
+        """Whether the function ``qualified``, whose facts are ``facts``, hashes an argument into a jit's cache key:
+        jitted with static arguments, or handing a parameter on to one (:meth:`static_forward`)."""
+        return _static_jit(facts) or ("forwards" in facts and self.static_forward(qualified) is not None)
 
     def static_forward(self, qualified: str, depth: int = 0) -> Forwarded | None:
         """What the run's function ``qualified`` hands on, unchanged, to a static argument of a jitted function of
@@ -897,8 +901,8 @@ class ProjectIndex:
             for name, facts in self.modules[module]["functions"].items():
                 if facts.get("returns"):
                     factories.add(name)
-                if _static_jit(facts) or ("forwards" in facts and self.static_forward(f"{module}.{name}") is not None):
-                    jitted.add(name)  # (a function handing a parameter on to a static argument is one too)
+                if self.keys_statics(f"{module}.{name}", facts):
+                    jitted.add(name)
         from jitcheck.lint.names import JIT_WRAPPERS
 
         aliases = []

@@ -255,8 +255,7 @@ class Callables(Fixability):
             return made[0]
         if len(made) == 1 and len(kept) == 1:
             other = next(arm for arm in arms if not isinstance(arm, cst.Name))
-            reads = {n.value for n in _names_in(other)}
-            if kept[0].value in reads and made[0].rule is rules.NESTED_FUNCTION:
+            if kept[0].value in self.names_read(other) and made[0].rule is rules.NESTED_FUNCTION:
                 # `wrap(g) if c else g` over a nested `g`: a new function on either arm, the nested def's own
                 return Problem(rules.NESTED_FUNCTION, {"position": position, "subject": kept[0].value})
         return None
@@ -384,15 +383,3 @@ class Callables(Fixability):
         if len({p.rule.code for p in found}) != 1:
             return None
         return Problem(found[0].rule, {**found[0].fields, "subject": expr.value}, repeats_with=found[0].repeats_with)
-
-
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    """The names under ``node``."""
-    found: list[cst.Name] = []
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-    node.visit(_Names())
-    return found

@@ -133,16 +133,16 @@ class StaticArguments(Callables, ChangingStatics):
         jitted function's ``def`` when this file has it (``params`` are then its parameters as the call binds them),
         ``declared`` the decorator that makes it static there. ``via``: ``callee`` is not jitted itself but hands
         these parameters on to static arguments of a jitted function, each named there (`` `func` of `solve` ``)."""
+        noun = "static argument" if via is None else "argument"  # (a forwarder's: static where it lands)
         for key, value in static_arguments(call, spec, params):
             if isinstance(key, int):
-                label = f"static argument {key}" + (f" (`{params[key]}`)" if params and key < len(params) else "")
+                label = f"{noun} {key}" + (f" (`{params[key]}`)" if params and key < len(params) else "")
                 param = params[key] if params and key < len(params) else None
             else:
-                label = f"static argument `{key}`"
+                label = f"{noun} `{key}`"
                 param = key
             suffix = " (not an array, so static under `equinox.filter_jit`)" if every else ""
             if via is not None:
-                label = f"{'argument' + label[len('static argument'):]}"
                 suffix = f", handed on unchanged to the static {via.get(param or '', 'argument')}"
             if not every and via is None and self.traced_static(value, f"{label} of `{callee}`", context, declared):
                 continue
