@@ -173,6 +173,9 @@ class Sameness(Repetition):
         function = context.function
         if not isinstance(function, cst.FunctionDef):
             return self.same_code(evidence, fun)
+        # `if solver == "Adam": @jax.jit def J(...)`: which calls reach it rests on what the `if`s around it test
+        # (`train("Adam")` and `train("LBFGS")` build it once between them): read as the callable's own inputs.
+        read = read | {name for test in _tests_around(function, fun) for name in self.names_read(test)}
         params = {p for p in self.def_params(function) if p != context.self_name} | {
             p.name.value for p in function.params.kwonly_params}
         derived = self.derived(function, params)
@@ -763,15 +766,19 @@ class Sameness(Repetition):
 
     def observes_compiles(self, function: object) -> bool:
         """True when ``function`` times its compiles or counts its traces on purpose (``assert_max_traces``,
-        ``_cache_size``, ``time.time()``/``perf_counter``, an explicit ``.lower(...).compile()``): a test or a
-        benchmark of compiling, where compiling again is the point."""
+        ``_cache_size``, an explicit ``.lower(...).compile()``, and outside a library's own modules a clock,
+        ``time.time()``/``perf_counter``): a test or a benchmark of compiling, where compiling again is the point."""
         if not isinstance(function, cst.FunctionDef):
             return False
         cached: dict[int, bool] = self.__dict__.setdefault("_observing", {})
         if id(function) not in cached:
             finder = _Observer()
             function.visit(finder)
-            cached[id(function)] = finder.found
+            # A library's own function that reads a clock once around its work (`fit` reporting its `compile_time`)
+            # times itself for its user, who calls it for its result: compiling again is not its point, as it is in
+            # a test or a benchmark, or where each pass of a loop is timed, or the function is named for measuring.
+            cached[id(function)] = finder.found or finder.clock_in_loop or (finder.clock and (
+                not self.is_library_module() or _MEASURING.search(function.name.value) is not None))
         return cached[id(function)]
 
     def argument_text(self, site: CallSite, function: cst.FunctionDef, context: Context, name: str) -> str | None:
@@ -814,6 +821,37 @@ _OBSERVING = frozenset({
 })
 """Names that count traces or time compiles: code reading them observes compiling on purpose."""
 
+_CLOCKS = frozenset({"perf_counter", "perf_counter_ns", "process_time"})
+"""Clocks: reading one observes compiling on purpose in a test or benchmark, not in a library's own function."""
+
+_MEASURING = re.compile(r"bench|profil|tim(e|ing)|measure|tune|test", re.IGNORECASE)
+"""The name of a function that measures what it runs: its clock readings are its point."""
+
+
+def _tests_around(function: cst.FunctionDef, target: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The tests of the ``if`` statements of ``function``'s own body (not its nested functions') that ``target``
+    is in, an arm or an ``else`` of: what decides whether a run of ``function`` reaches it."""
+    tests: list[cst.BaseExpression] = []
+    found: list[cst.BaseExpression] = []
+
+    class _Path(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if found or node is target:
+                found.extend(tests if node is target else ())
+                return False
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not function:
+                return False
+            if isinstance(node, cst.If):
+                tests.append(node.test)
+            return True
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            if isinstance(original_node, cst.If) and tests and tests[-1] is original_node.test:
+                tests.pop()
+
+    function.visit(_Path())
+    return found
+
 
 class _Observer(cst.CSTVisitor):
     """Finds a deliberate observation of tracing or compiling under a node (see ``observes_compiles``)."""
@@ -821,14 +859,40 @@ class _Observer(cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
         self.found = False
+        self.clock = False
+        """A clock is read (``perf_counter``, ``time.time()``): deliberate in a test or benchmark only."""
+        self.clock_in_loop = False
+        """A clock is read in a loop: each pass is timed, as a benchmark does."""
+        self.loops = 0
+
+    def visit_For(self, node: cst.For) -> None:
+        self.loops += 1
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self.loops -= 1
+
+    def visit_While(self, node: cst.While) -> None:
+        self.loops += 1
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.loops -= 1
 
     def visit_Name(self, node: cst.Name) -> None:
-        if node.value in _OBSERVING:
-            self.found = True
+        self._saw(node.value)
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
         name = node.attr.value
-        if name in _OBSERVING or (name == "time" and isinstance(node.value, cst.Name) and node.value.value == "time"):
+        if name in ("time", "default_timer") and isinstance(node.value, cst.Name) and node.value.value in ("time", "timeit"):
+            self._saw("perf_counter")  # `time.time()`, `timeit.default_timer()`: a clock, not a benchmark of `timeit`'s
+            return False
+        self._saw(name)
+        return True
+
+    def _saw(self, name: str) -> None:
+        if name in _CLOCKS:
+            self.clock = True
+            self.clock_in_loop = self.clock_in_loop or self.loops > 0
+        elif name in _OBSERVING:
             self.found = True
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -192,6 +192,72 @@ def test_tests_that_count_traces_or_time_compiles_do_it_on_purpose() -> None:
     assert shown(body.replace("time.perf_counter()", "x.sum()")) == [(10, "JC104")]
 
 
+def test_a_library_function_that_times_its_own_run_is_not_a_benchmark() -> None:
+    # `fit` reads a clock once around its work to report it: its user calls it for the result, and every call
+    # compiles the same program again. A benchmark times each pass of its loop, or is named for what it measures.
+    body = """\
+        import time
+
+        def fit(y, theta):
+            def loss(t):
+                return jnp.sum((t - y) ** 2)
+
+            @jax.jit
+            def run(t):
+                return t - 0.1 * jax.grad(loss)(t)
+
+            start = time.perf_counter()
+            out = run(theta)
+            return out, time.perf_counter() - start
+
+        def _hoisted_loss(t, y):
+            return jnp.sum((t - y) ** 2)
+
+        @jax.jit
+        def _hoisted_run(t, y):
+            return t - 0.1 * jax.grad(_hoisted_loss)(t, y)
+
+        def fit_hoisted(y, theta):
+            start = time.perf_counter()
+            out = _hoisted_run(theta, y)
+            return out, time.perf_counter() - start
+        """
+    assert check(body) == [(7, "JC105")]
+    calls = "[fit(jnp.ones(3) * k, jnp.zeros(3)) for k in range(3)]"
+    assert compiles_of(body, calls, "run") == 3
+    assert compiles_of(body, calls.replace("fit(", "fit_hoisted("), "_hoisted_run") == 1
+    # Named for measuring, or timing each pass of a loop: compiling again is what it observes.
+    assert check(body.replace("def fit(", "def time_fit(")) == []
+    looped = body.replace("            start = time.perf_counter()\n            out = run(theta)\n",
+                          "            for _ in range(2):\n                start = time.perf_counter()\n"
+                          "                out = run(theta)\n")
+    assert check(looped) == []
+
+
+def test_calls_that_choose_other_arms_of_an_if_around_the_jit_do_not_both_build_it() -> None:
+    # `_train("adam")` and `_train("sgd")`: only the first reaches the `if` arm that jits `step`, so one compile.
+    body = """\
+        def _train(solver, x):
+            if solver == "adam":
+                @jax.jit
+                def step(v):
+                    return v * 0.9
+                return step(x)
+            return x * 0.5
+
+        def fit(x):
+            return _train("adam", x) + _train("sgd", x)
+
+        def fit_twice(x):
+            return _train("adam", x) + _train("adam", x)
+        """
+    assert compiles_of(body, "fit(jnp.ones(3))", "step") == 1
+    assert compiles_of(body, "fit_twice(jnp.ones(3))", "step") == 2
+    assert shown(body.replace("def fit_twice", "def _unused_fit_twice").replace(
+        '_train("adam", x) + _train("adam", x)', "x")) == []
+    assert shown(body.replace('return _train("adam", x) + _train("sgd", x)', "return x")) == [(3, "JC105")]
+
+
 def test_a_loop_calling_the_wrapper_on_differently_built_arguments_compiles_each_anyway() -> None:
     # Other shapes on each pass: a hoisted wrapper would compile three times too.
     body = """\
