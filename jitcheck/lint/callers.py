@@ -112,6 +112,19 @@ def _stored_later(nodes: Sequence[ast.AST], outer: _Later | None = None, known: 
     return _Later(lambda: frozenset(_names_stored(nodes)) | known | (outer.get() if outer is not None else frozenset()))
 
 
+def _configured(body: Sequence[ast.stmt]) -> frozenset[str]:
+    """The objects a loop's body sets an attribute of, as its own statement (``self.data_id = i``, ``cfg.lr = lr``):
+    each pass configures them anew, so what is read from them (a property, another attribute) may change with it."""
+    found: set[str] = set()
+    for statement in body:
+        for node in walk(statement):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):  # not `self.n += 1`: a counter, the state carried
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                        found.add(target.value.id)
+    return frozenset(found)
+
+
 def _names_read(node: ast.AST | None) -> set[str]:
     if node is None:
         return set()
@@ -515,7 +528,7 @@ class _Recorder:
             return  # their own bodies run when they are called (top-level ones are walked apart)
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             changing = _stored_later([*([node.target] if isinstance(node, (ast.For, ast.AsyncFor)) else []), *node.body],
-                                     loop[2] if loop is not None else None)
+                                     loop[2] if loop is not None else None, _configured(node.body))
             kind = items_kind(node.iter) if isinstance(node, (ast.For, ast.AsyncFor)) else "unknown"
             if loop is None:
                 body, randoms = node.body, self.randoms

@@ -231,6 +231,9 @@ def _forwards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[list[Any]]:
         return []
     rebound: set[str] = set()
     calls: list[ast.Call] = []
+    local_jits: dict[str, dict[str, Any]] = {}
+    made_at: dict[str, int] = {}
+    branches: list[ast.If] = []
     stack: list[ast.AST] = list(node.body)
     while stack:
         current = stack.pop()
@@ -245,9 +248,27 @@ def _forwards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[list[Any]]:
             calls.append(current)
         elif isinstance(current, (ast.Global, ast.Nonlocal)):
             rebound.update(current.names)
+        elif isinstance(current, ast.If):
+            branches.append(current)
+        elif isinstance(current, ast.Assign) and len(current.targets) == 1 and isinstance(current.targets[0], ast.Name):
+            spec = _made_jit(current.value)
+            if spec is not None:
+                local_jits[current.targets[0].id] = spec  # `fun = jax.jit(fun, static_argnums=(0, 1))`, then `fun(f, g)`
+                made_at[current.targets[0].id] = id(current)
         stack.extend(children(current))
+    # A jit made or called under an `if` (`if jit: fun = jax.jit(...)`) is made on the path the caller's arguments
+    # choose, which a caller's literal (`jit=False`) may rule out: not followed.
+    conditional = {id(inner) for branch in branches for inner in walk(branch)}
+    local_jits = {name: spec for name, spec in local_jits.items() if made_at[name] not in conditional}
     found: list[list[Any]] = []
     for call in calls:
+        made = local_jits.get(call.func.id) if isinstance(call.func, ast.Name) else _made_jit(call.func)
+        if made is not None and id(call) not in conditional:
+            # A jit the function makes itself, called with a parameter in a static position: hashed into its key
+            # there, whatever function it wraps ("" for the callee: the index has nothing to follow).
+            found += [[param, "", where] for param, where in _passed_params(call, params, rebound)
+                      if where in made["nums"] or where in made["names"]]
+            continue
         spelled = _dotted(call.func)
         if spelled is None:
             continue
@@ -255,18 +276,34 @@ def _forwards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[list[Any]]:
         if head in params or head in rebound or head in ("self", "cls") or head in _EXTERNAL or head in _BUILTINS \
                 or spelled == node.name:
             continue
-        position = 0
-        for arg in call.args:
-            if isinstance(arg, ast.Starred):
-                break
-            if isinstance(arg, ast.Name) and arg.id in params and arg.id not in rebound:
-                found.append([arg.id, spelled, position])
-            position += 1
-        for keyword in call.keywords:
-            value = keyword.value
-            if keyword.arg is not None and isinstance(value, ast.Name) and value.id in params and value.id not in rebound:
-                found.append([value.id, spelled, keyword.arg])
+        found += [[param, spelled, where] for param, where in _passed_params(call, params, rebound)]
     return found[:32]
+
+
+def _made_jit(value: ast.expr) -> dict[str, Any] | None:
+    """The static spec of ``jax.jit(f, static_argnums=...)`` (a jit made of a function, with static arguments given
+    by literals), else None; never ``filter_jit``, under which only the value passed says what is static."""
+    if not isinstance(value, ast.Call) or not value.args or (_dotted(value.func) or "").rsplit(".", 1)[-1] not in _JIT_LAST:
+        return None
+    spec = _jit_spec(ast.Call(func=value.func, args=[], keywords=value.keywords))
+    if spec is None or spec.get("all") or not (spec.get("nums") or spec.get("names")):
+        return None
+    return spec
+
+
+def _passed_params(call: ast.Call, params: set[str], rebound: set[str]) -> list[tuple[str, int | str]]:
+    """The parameters ``call`` passes on unchanged (never rebound), with where: a position or a keyword."""
+    passed: list[tuple[str, int | str]] = []
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if isinstance(arg, ast.Name) and arg.id in params and arg.id not in rebound:
+            passed.append((arg.id, position))
+    for keyword in call.keywords:
+        value = keyword.value
+        if keyword.arg is not None and isinstance(value, ast.Name) and value.id in params and value.id not in rebound:
+            passed.append((value.id, keyword.arg))
+    return passed
 
 
 def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) -> dict[str, Any]:
@@ -834,6 +871,10 @@ class ProjectIndex:
         to: dict[str, str] = {}
         for param, callee, where in forwards:
             if param in to:
+                continue
+            if not callee:
+                place = f"`{where}`" if isinstance(where, str) else f"argument {where}"
+                to[param] = f"{place} of the jit `{name.rsplit('.', 1)[-1]}` makes"
                 continue
             target = self.resolve_in(module, callee)
             if "." not in target or self._indexed_prefix(target) is None:

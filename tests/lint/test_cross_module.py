@@ -322,6 +322,31 @@ def _forwarding(*body: str) -> str:
         """) + "".join(f"    {line}\n" for line in body)
 
 
+_MAKES_ITS_JIT = textwrap.dedent("""\
+    import jax
+    def _unrolled(body_fun, init_val, maxiter):
+        val = init_val
+        for _ in range(maxiter):
+            val = body_fun(val)
+        return val
+    def bounded_loop(body_fun, init_val, maxiter):
+        fun = jax.jit(_unrolled, static_argnums=(0, 2))
+        return fun(body_fun, init_val, maxiter)
+    """)
+"""A function that makes its own jit of a loop, with the loop's body and length static: the body it is handed is
+that jit's cache key, though the function itself is no jitted function of the module."""
+
+
+def _looping(*body: str) -> str:
+    """A ``use.py`` importing ``bounded_loop``, whose ``run`` runs ``body`` on an array ``y`` of 3 items."""
+    return textwrap.dedent("""\
+        import numpy as np
+        from pkg.loops import bounded_loop
+        def run():
+            y = np.ones(3, np.float32)
+        """) + "".join(f"    {line}\n" for line in body)
+
+
 CASES: dict[str, Case] = {
     # -- a static argument handed on through another function ----------------------------------------
     "a lambda handed on, through another module's function, to a jit's static callable, in a loop": ({
@@ -342,6 +367,45 @@ CASES: dict[str, Case] = {
         "use.py": _forwarding("for k in range(3):", "    out = solve(_decay, y, scale=np.float32(k))",
                               "def _decay(v):", "    return -2.0 * v").replace("    def _decay", "def _decay"),
     }, [], 1, 1),
+    "a lambda handed to a function that jits its loop with the callables static, in a loop": ({
+        "loops.py": _MAKES_ITS_JIT,
+        "use.py": _looping("for _ in range(3):", "    y = bounded_loop(lambda v: v * 0.5, y, 4)"),
+    }, [("use.py", 6, "JC104")], 3, 1),
+    "the same, the lambda made once before the loop: one compile (the fix)": ({
+        "loops.py": _MAKES_ITS_JIT,
+        "use.py": _looping("body = lambda v: v * 0.5", "for _ in range(3):", "    y = bounded_loop(body, y, 4)"),
+    }, [], 1, 1),
+    # -- a loop that configures the object it reads its arguments from --------------------------------
+    "a loop that sets an attribute of the object whose property it passes: another system each pass": ({
+        "sim.py": """\
+            import jax
+            import numpy as np
+            def run_sim(params):
+                n = params["n"]
+                @jax.jit
+                def sim(x):
+                    return x * 2.0
+                return sim(np.ones(n, np.float32))
+            def run_md(params):
+                return run_sim(params)
+            """,
+        "use.py": """\
+            from pkg.sim import run_md
+            class Node:
+                def __init__(self):
+                    self.sizes = [3, 4, 5]
+                    self.data_id = 0
+                @property
+                def parameter(self):
+                    return {"n": self.sizes[self.data_id]}
+                def run(self):
+                    for i in range(len(self.sizes)):
+                        self.data_id = i
+                        run_md(self.parameter)
+            def run():
+                Node().run()
+            """,
+    }, [], 3, 3),
     # -- a loop that runs again only after a failure -------------------------------------------------
     "a retry loop that rebuilds its jit after an out-of-memory failure: one attempt succeeds": ({
         "use.py": """\
@@ -1659,3 +1723,21 @@ def test_a_chain_of_callers_under_a_loop_that_carries_its_state_is_one_program_e
     compiles.count = 0
     loop.run(3)
     assert compiles.count == 3
+
+
+def test_a_jit_a_function_makes_for_itself_keys_what_it_hands_on_only_where_made_on_every_path() -> None:
+    """``fun = jax.jit(_impl, static_argnums=(0, 2))`` then ``fun(body_fun, ...)``: ``body_fun`` is a static argument
+    of the forwarder, as of a jitted function. Made under an ``if`` (``if jit: fun = jax.jit(...)``), the jit exists
+    only on the path a caller's arguments choose (``jit=False`` makes none): not followed."""
+    from jitcheck.lint.index import ProjectIndex, summarize
+
+    conditional = _MAKES_ITS_JIT.replace("def bounded_loop(body_fun, init_val, maxiter):\n    fun = jax.jit(",
+                                         "def bounded_loop(body_fun, init_val, maxiter, jit=False):\n"
+                                         "    fun = _unrolled\n    if jit:\n        fun = jax.jit(")
+    assert "if jit:" in conditional
+    index = ProjectIndex({"pkg.loops": summarize(_MAKES_ITS_JIT)}, installed=False)
+    forwarded = index.static_forward("pkg.loops.bounded_loop")
+    assert forwarded is not None and forwarded.position(0) == "body_fun" and forwarded.position("maxiter") == "maxiter"
+    assert forwarded.position(1) is None  # `init_val` is traced
+    assert forwarded.to["body_fun"] == "argument 0 of the jit `bounded_loop` makes"
+    assert ProjectIndex({"pkg.loops": summarize(conditional)}, installed=False).static_forward("pkg.loops.bounded_loop") is None
