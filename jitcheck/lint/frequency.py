@@ -486,10 +486,13 @@ class Frequency(Resolver):
         return False
 
     def returns_binding(self, function: cst.FunctionDef, target: cst.Name) -> bool:
-        """True when ``function`` returns what the assignment to ``target`` binds (``step = jax.jit(f); return step``)."""
+        """True when ``function`` returns what the assignment to ``target`` binds (``step = jax.jit(f); return step``),
+        alone or as an item of a tuple (``return step, indices``)."""
+        values = [item.value if isinstance(value, cst.Tuple) else value for value in returned_values(function)
+                  for item in (value.elements if isinstance(value, cst.Tuple) else (value,))]
         return any(isinstance(value, cst.Name) and value.value == target.value and
                    any(getattr(ref, "node", None) is target for ref in self.referents(value))
-                   for value in returned_values(function))
+                   for value in values)
 
     def returns_closure(self, function: cst.FunctionDef) -> bool:
         """True when ``function`` returns a function it defines: a factory (see :meth:`returned_closures`)."""
@@ -537,6 +540,8 @@ class Frequency(Resolver):
             return any(self.product_used(s, depth + 1) for s in self.callers(outer, site.context))
         if isinstance(parent, (cst.Assign, cst.AnnAssign)):
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            # `fn, indices = make(...)`: a factory returning its product with what goes with it
+            targets = [e.value for t in targets for e in (t.elements if isinstance(t, cst.Tuple) else ())] or targets
             names_bound = [t for t in targets if isinstance(t, cst.Name)]
             if len(names_bound) < len(targets):
                 return False  # stored in an attribute or an item (`fn = cache[key] = make()` too)

@@ -851,13 +851,15 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
 
 
 def _returns_name(function: Function | None, name: str) -> bool:
-    """True when ``function`` (not a closure in it) has a ``return name`` statement."""
+    """True when ``function`` (not a closure in it) has a ``return name`` statement, or returns ``name`` as an item
+    of a tuple (``return step, indices``)."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     pending: list[ast.AST] = list(function.body)
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name) and node.value.id == name:
+        if isinstance(node, ast.Return) and any(isinstance(item, ast.Name) and item.id == name for item in (
+                node.value.elts if isinstance(node.value, ast.Tuple) else (node.value,))):
             return True
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             pending.extend(ast.iter_child_nodes(node))

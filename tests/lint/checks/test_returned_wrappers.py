@@ -158,3 +158,36 @@ def test_two_returns_of_one_function_are_one_run_of_the_factory() -> None:
     # calls it once.
     assert check(RETURNS) == []
     assert compiles_of(RETURNS, "main(jnp.ones(3))", "step") == 1
+
+
+WITH_ITS_INDICES = """\
+def make_gather(mask):
+    keep = [i for i, m in enumerate(mask) if m]
+
+    def gather(v):
+        return v[jnp.array(keep)]
+
+    gather_jit = jax.jit(gather)
+    return gather_jit, tuple(keep)
+
+
+def kept(x):
+    fn, indices = make_gather((1, 0, 1))
+    return fn(x), indices
+
+
+def run(xs):
+    return [kept(x) for x in xs]
+"""
+
+
+def test_a_jit_returned_with_what_goes_with_it_and_unpacked_where_made_is_reported() -> None:
+    # `return gather_jit, tuple(keep)` unpacked into `fn, indices` and called at once: a new wrapper per call of
+    # `kept`, three compiles of one program for three calls; the prefilter lets it through as well.
+    line = line_of(WITH_ITS_INDICES, "    gather_jit = jax.jit(gather)")
+    assert shown(WITH_ITS_INDICES) == [(line, "JC105")]
+    assert possible(HEADER + textwrap.dedent(WITH_ITS_INDICES))
+    assert compiles_of(WITH_ITS_INDICES, f"run({XS})", "gather") == 3
+    hoisted = WITH_ITS_INDICES.replace("    return [kept(x) for x in xs]",
+                                       "    fn, _ = make_gather((1, 0, 1))\n    return [fn(x) for x in xs]")
+    assert shown(hoisted) == [] and compiles_of(hoisted, f"run({XS})", "gather") == 1
