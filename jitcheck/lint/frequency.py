@@ -488,8 +488,9 @@ class Frequency(Resolver):
     def returns_binding(self, function: cst.FunctionDef, target: cst.Name) -> bool:
         """True when ``function`` returns what the assignment to ``target`` binds (``step = jax.jit(f); return step``),
         alone or as an item of a tuple (``return step, indices``)."""
-        values = [item.value if isinstance(value, cst.Tuple) else value for value in returned_values(function)
-                  for item in (value.elements if isinstance(value, cst.Tuple) else (value,))]
+        values: list[cst.BaseExpression] = []
+        for value in returned_values(function):
+            values += [element.value for element in value.elements] if isinstance(value, cst.Tuple) else [value]
         return any(isinstance(value, cst.Name) and value.value == target.value and
                    any(getattr(ref, "node", None) is target for ref in self.referents(value))
                    for value in values)
@@ -541,9 +542,9 @@ class Frequency(Resolver):
         if isinstance(parent, (cst.Assign, cst.AnnAssign)):
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
             # `fn, indices = make(...)`: a factory returning its product with what goes with it
-            targets = [e.value for t in targets for e in (t.elements if isinstance(t, cst.Tuple) else ())] or targets
-            names_bound = [t for t in targets if isinstance(t, cst.Name)]
-            if len(names_bound) < len(targets):
+            items: list[cst.BaseExpression] = [e.value for t in targets if isinstance(t, cst.Tuple) for e in t.elements]
+            names_bound = [t for t in (items or targets) if isinstance(t, cst.Name)]
+            if len(names_bound) < len(items or targets):
                 return False  # stored in an attribute or an item (`fn = cache[key] = make()` too)
             uses = [use for target in names_bound for use in self.uses_of(target)]
             if any(use.context.function is outer for use in uses):
