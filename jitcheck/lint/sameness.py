@@ -13,7 +13,7 @@ import ast
 import dataclasses
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -183,6 +183,14 @@ class Sameness(Repetition):
         used = sorted(read & changing)
         sources = _sources(set(used), params, derived)
         sites = runs_of(self.callers(function, context))
+        arms = _arms_around(function, fun)
+        if arms and evidence.again and evidence.again[0].kind == "call-site":
+            # `train("adam")` and `train("sgd")` around `if solver == "adam": @jax.jit def step`: a call whose
+            # literal arguments take another arm does not build it.
+            reaching = [site for site in sites if self.reaches(site, function, context, arms)]
+            if len(reaching) < 2 and not any(site.context.in_loop for site in reaching):
+                return None
+            sites = reaching
         configured = sorted({name for site in sites if site.context.in_loop for name in _attributes_set(site.context.loop)})
         if configured and _reads_configured(function, {name.rsplit(".", 1)[-1] for name in configured}, context.self_name):
             # `for w in ...: config.width = w; train(...)`: each call may read another configuration.
@@ -764,6 +772,56 @@ class Sameness(Repetition):
             self._module_names = cached
         return cached
 
+    def reaches(self, site: CallSite, function: cst.FunctionDef, context: Context,
+                arms: Sequence[tuple[cst.BaseExpression, bool]]) -> bool:
+        """False when the literal arguments the call ``site`` passes ``function`` (or its parameters' literal
+        defaults) make an ``if`` of ``arms`` take the other arm: that call never reaches the code inside."""
+        params = {p.name.value: p for p in (*function.params.posonly_params, *function.params.params,
+                                            *function.params.kwonly_params)}
+        values: dict[str, object] = {}
+        rebinding = _BindingStatements(set(params))
+        function.body.visit(rebinding)
+        for test, _ in arms:
+            # `if host is None: host = ...` above the test: the parameter it reads is no longer what was passed
+            line = self.line_of(test)
+            rebound = {name for name, nodes in rebinding.found.items() if any(self.line_of(n) < line for n in nodes)}
+            for name in self.names_read(test) & set(params) - rebound:
+                text = self.argument_text(site, function, context, name)
+                default = params[name].default
+                if text is None and any(arg.star for arg in site.node.args):
+                    continue  # `*args`/`**kwargs` may pass it
+                if text is None and default is not None:
+                    text = self.module.code_for_node(default)
+                known, value = _literal(text)
+                if known:
+                    values[name] = value
+        return all(_holds(test, values) in (None, in_body) for test, in_body in arms)
+
+    def tests_around_uses(self, target: cst.FunctionDef, context: Context) -> set[str]:
+        """The names the ``if`` tests around every eager use of the jitted ``target`` read, in the function that
+        builds it (``elif solver == "LBFGS": ... loss(z)``, where the other arm calls it only inside a jit): which
+        runs of that function compile it rests on them. Empty when a use stands outside every ``if``, or none is
+        eager (a use only while an outer function is traced compiles nothing of its own)."""
+        outer = context.function
+        if not isinstance(outer, cst.FunctionDef) or context.in_loop:
+            return set()
+        uses = [site for site in self.uses_of(target) if self.within(site.context.function, outer)
+                and not self.under_trace(site)]
+        read: set[str] = set()
+        for site in uses:
+            node: cst.CSTNode = site.node
+            current = site.context.function
+            while current is not outer and isinstance(current, (cst.FunctionDef, cst.Lambda)):
+                defined = self.c.defs.get(current)
+                if defined is None:
+                    return set()
+                node, current = current, defined.function
+            tests = _tests_around(outer, node)
+            if not tests:
+                return set()
+            read |= {name for test in tests for name in self.names_read(test)}
+        return read
+
     def observes_compiles(self, function: object) -> bool:
         """True when ``function`` times its compiles or counts its traces on purpose (``assert_max_traces``,
         ``_cache_size``, an explicit ``.lower(...).compile()``, and outside a library's own modules a clock,
@@ -831,26 +889,92 @@ _MEASURING = re.compile(r"bench|profil|tim(e|ing)|measure|tune|test", re.IGNOREC
 def _tests_around(function: cst.FunctionDef, target: cst.CSTNode) -> list[cst.BaseExpression]:
     """The tests of the ``if`` statements of ``function``'s own body (not its nested functions') that ``target``
     is in, an arm or an ``else`` of: what decides whether a run of ``function`` reaches it."""
-    tests: list[cst.BaseExpression] = []
-    found: list[cst.BaseExpression] = []
+    return [test for test, _ in _arms_around(function, target)]
+
+
+def _arms_around(function: cst.FunctionDef, target: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
+    """:func:`_tests_around`, each test with the arm ``target`` is in: True for the ``if``'s body, False for
+    its ``else`` (an ``elif`` is an ``if`` in the ``else`` of the one before)."""
+    arms: list[tuple[cst.BaseExpression, bool]] = []
+    found: list[tuple[cst.BaseExpression, bool]] = []
+    done = [False]
 
     class _Path(cst.CSTVisitor):
         def on_visit(self, node: cst.CSTNode) -> bool:
-            if found or node is target:
-                found.extend(tests if node is target else ())
+            if done[0]:
+                return False
+            if node is target:
+                found.extend(arms)
+                done[0] = True
                 return False
             if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not function:
                 return False
             if isinstance(node, cst.If):
-                tests.append(node.test)
+                arms.append((node.test, True))  # its test and body are visited first, then its `else`
             return True
 
+        def visit_If_orelse(self, node: cst.If) -> None:
+            if arms and arms[-1][0] is node.test:
+                arms[-1] = (node.test, False)
+
         def on_leave(self, original_node: cst.CSTNode) -> None:
-            if isinstance(original_node, cst.If) and tests and tests[-1] is original_node.test:
-                tests.pop()
+            if isinstance(original_node, cst.If) and arms and arms[-1][0] is original_node.test:
+                arms.pop()
 
     function.visit(_Path())
     return found
+
+
+def _literal(text: str | None) -> tuple[bool, object]:
+    """``(True, value)`` when ``text`` is a Python literal (a string, a number, ``True``/``False``/``None``, a tuple
+    or list of them), else ``(False, None)``."""
+    if text is None:
+        return False, None
+    try:
+        return True, ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False, None
+
+
+def _holds(test: cst.BaseExpression, values: Mapping[str, object]) -> bool | None:
+    """Whether ``test`` holds with the parameters in ``values`` bound to those literals: True, False, or None when
+    it cannot be told (it reads something else, or is not a plain comparison of a parameter)."""
+    if isinstance(test, cst.Name):
+        return bool(values[test.value]) if test.value in values else None
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _holds(test.expression, values)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name) \
+            and test.left.value in values:
+        target = test.comparisons[0]
+        known, value = _literal(_code(target.comparator))
+        if not known:
+            return None
+        mine = values[test.left.value]
+        operator = target.operator
+        try:
+            if isinstance(operator, cst.Equal):
+                return bool(mine == value)
+            if isinstance(operator, cst.NotEqual):
+                return bool(mine != value)
+            if isinstance(operator, cst.In):
+                return mine in value  # type: ignore[operator]
+            if isinstance(operator, cst.NotIn):
+                return mine not in value  # type: ignore[operator]
+            if isinstance(operator, cst.Is):
+                return mine is value if value is None or isinstance(value, bool) else None
+            if isinstance(operator, cst.IsNot):
+                return mine is not value if value is None or isinstance(value, bool) else None
+        except TypeError:
+            return None
+    return None
+
+
+def _code(node: cst.CSTNode) -> str | None:
+    try:
+        return cst.Module(body=[]).code_for_node(node)
+    except Exception:  # noqa: BLE001 - a node libcst cannot write alone: not a literal we can read
+        return None
 
 
 class _Observer(cst.CSTVisitor):

@@ -123,7 +123,9 @@ class JitSites(StaticArguments):
         if every:
             spec = every_argument(self.def_params(function))
         if context.per_call and not self.exempt(context) and self.called_per_build(function, context):
-            judged = self.sameness(self.again(context), function, context)
+            tested = self.tests_around_uses(function, context)
+            judged = self.sameness(self.again(context), function, context,
+                                   read=self.names_read(function) | tested if tested else None)
             if judged is not None:
                 position = f"the function jitted by `@{snippet(self.module, expr, 40)}` {self.where(judged, context)}"
                 self.report(decorator, rules.NESTED_FUNCTION, {"subject": function.name.value, "position": position},
