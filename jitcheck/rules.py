@@ -1020,7 +1020,7 @@ FACTORY_RESULT_REBUILT = _rule(
     "factory-result-rebuilt",
     "A factory's fresh function jitted where it is called",
     message="`{subject}` used as {position}: `{factory}` returns a new {kind} on every call, so every rebuild is a new jit cache key",
-    help="call `{factory}` and jit its result once, before the loop or at module level (`step = jax.jit({subject})`), and call that wrapper here",
+    help="call `{factory}` once, before the loop, at module level or in `__init__`, and use that one function here: jitted once (`step = jax.jit(...)`), or passed as it is to a static argument",
     why="""
 A factory such as `make_step(config)` that returns a nested `def`, a lambda or a
 `functools.partial` returns a new function object on every call. `jax.jit(make_step(cfg))`

@@ -495,6 +495,18 @@ class Frequency(Resolver):
                    any(getattr(ref, "node", None) is target for ref in self.referents(value))
                    for value in values)
 
+    def method_factory_kind(self, func: cst.BaseExpression, context: Context) -> str | None:
+        """What a call of ``self.m`` returns when ``m``, a method of the class of ``self`` (this file's), returns a
+        function it defines on every path (``def _make_rhs(self): def rhs(y): ...; return rhs``): a new one on each
+        call. (A subclass's override is not looked for.)"""
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) or context.self_name is None \
+                or func.value.value != context.self_name or context.method_of is None:
+            return None
+        held = self.index.cls(f"{self.module_name}.{context.method_of.name.value}")
+        # (the method's body may be cut from what libcst parsed: its facts come from the index, made from the whole file)
+        kind = held[1].get("factories", {}).get(func.attr.value) if held is not None else None
+        return kind if isinstance(kind, str) else None
+
     def returns_closure(self, function: cst.FunctionDef) -> bool:
         """True when ``function`` returns a function it defines: a factory (see :meth:`returned_closures`)."""
         return bool(self.returned_closures(function))

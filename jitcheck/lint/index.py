@@ -314,12 +314,15 @@ def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) ->
     makers: list[str] = []
     static_jits: dict[str, Any] = {}
     static_aliases: dict[str, str] = {}
+    factories: dict[str, str] = {}
     for statement in node.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             method = _function(statement)
             methods[statement.name] = method["kind"]
             if method.get("maker"):
                 makers.append(statement.name)
+            if method["kind"] == "method" and method.get("returns"):
+                factories[statement.name] = method["returns"]  # `def _make_rhs(self): ... return rhs`
             if method["kind"] == "static" and _static_jit(method):
                 # `@staticmethod @partial(jax.jit, static_argnames=...)`: called as `Cls.name(...)`, its positions
                 # are the function's own
@@ -402,6 +405,8 @@ def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) ->
         facts["static_jits"] = static_jits
     if static_aliases:
         facts["static_aliases"] = static_aliases
+    if factories:
+        facts["factories"] = factories  # methods returning a function they define, anew on each call: what kind
     if node.decorator_list:
         facts["decorated"] = True  # a decorator may give it value equality (dataclass, attrs): not a plain class
     bound = {attr: part for attr, part in bound.items() if attr not in other and part[0] in made}

@@ -394,6 +394,9 @@ class _Judge:
         """
         if _last(func) in self.hints.factories:
             return True  # `nl_fn=make_nl_fn(h)`: a new function on every call, in a static position
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+                and func.attr in self.method_factories:
+            return True  # `rhs = self._make_rhs()`: a method of this file returning a function it defines
         if isinstance(func, ast.Name):
             if func.id in self.index.classes or func.id in ("list", "dict", "set", "bytearray") or func.id in self.partials:
                 return True
@@ -407,6 +410,12 @@ class _Judge:
         return qualified.startswith(("numpy.", "jax.numpy.", "jax.random.", "jax.tree_util.")) or qualified in (
             "functools.partial",
         )
+
+    @functools.cached_property
+    def method_factories(self) -> frozenset[str]:
+        """The names of this file's methods that return a function they define (a nested ``def`` or a lambda)."""
+        return frozenset(site.node.name for site in self.index.defs if id(site.node) in self.index.class_of
+                         and isinstance(site.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _returns_closure(site.node))
 
     def static_spec(self, keywords: Iterable[ast.keyword]) -> tuple[frozenset[int], frozenset[str]] | None:
         nums: set[int] = set()
@@ -848,6 +857,20 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
     return _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints,
                   reach)
 
+
+
+def _returns_closure(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """True when ``function`` (not a closure in it) returns a lambda or a function it defines itself."""
+    own = {node.name for node in function.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return) and (isinstance(node.value, ast.Lambda)
+                                             or isinstance(node.value, ast.Name) and node.value.id in own):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _returns_name(function: Function | None, name: str) -> bool:

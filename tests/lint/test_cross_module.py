@@ -765,7 +765,7 @@ CASES: dict[str, Case] = {
                 for _ in range(3):
                     x = problem.update(x)
             """,
-    }, [("model.py", 8, "JC701")], 3, 1),
+    }, [("model.py", 8, "JC703")], 3, 1),  # `self.get_map()`, a new function per call inside the rebuilt vmap
     "a method of the class a constructor makes when given none, through an attribute declared as its base": ({
         "parts.py": _PARTS,
         "runner.py": _RUNNER.format(made="PlainPart"),

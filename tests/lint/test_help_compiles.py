@@ -312,7 +312,44 @@ CASES: dict[tuple[str, str], tuple[str, str, str]] = {
             for _ in range(3):
                 step(X)
         """,
-        "call `make_step` and jit its result once, before the loop or at module level",
+        "call `make_step` once, before the loop, at module level or in `__init__`",
+    ),
+    ("JC703", "static argument"): (
+        """\
+        class Decay:
+            def __init__(self, rate):
+                self.rate = rate
+            def _make_rhs(self):
+                rate = self.rate
+                def rhs(v):
+                    return -rate * v
+                return rhs
+            def step(self, x):
+                rhs = self._make_rhs()
+                return apply_jit(x, rhs)
+        def run():
+            decay = Decay(2.0)
+            for _ in range(3):
+                decay.step(X)
+        """,
+        """\
+        class Decay:
+            def __init__(self, rate):
+                self.rate = rate
+                self.rhs = self._make_rhs()
+            def _make_rhs(self):
+                rate = self.rate
+                def rhs(v):
+                    return -rate * v
+                return rhs
+            def step(self, x):
+                return apply_jit(x, self.rhs)
+        def run():
+            decay = Decay(2.0)
+            for _ in range(3):
+                decay.step(X)
+        """,
+        "call `self._make_rhs` once, before the loop, at module level or in `__init__`",
     ),
     ("JC102", "static argument"): (
         """\

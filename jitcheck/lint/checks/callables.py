@@ -136,7 +136,7 @@ class Callables(Fixability):
             if transformed is not None:
                 rebuilds, wrapped = transformed
                 return self.transformed_problem(expr, rebuilds, wrapped, context=context, position=position, keys=keys, depth=depth)
-            kind = self.factory_kind(expr.func)
+            kind = self.factory_kind(expr.func) or self.method_factory_kind(expr.func, context)
             if kind == "pytree partial" and keys == "value":
                 return None  # compared by value: a pytree partial of the same function is found again
             if kind is not None and keys != "wrapper":
