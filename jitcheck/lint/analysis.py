@@ -75,6 +75,7 @@ class Analyzer(JitSites, Nodes):
         for function, decorator, context in self.c.decorated:
             self.decorated_def(function, decorator, context)
         self.imported_jit_calls()
+        self.made_jit_calls()
         return self.found
 
 
@@ -95,7 +96,7 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
         return Analysis(module, None, [])
     collector = collect(module, source, graph_constructors, jit_wrappers)
     if not collector.needs_scope and not any(
-            (cst.helpers.get_full_name_for_node(func) or "").rsplit(".", 1)[-1] in hints.static_jitted
+            (cst.helpers.get_full_name_for_node(func) or "").rsplit(".", 1)[-1] in hints.static_jitted | hints.jit_factories
             for func in collector.call_of_func):
         return Analysis(module, None, [])
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)

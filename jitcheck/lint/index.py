@@ -85,14 +85,19 @@ def _jit_spec(decorator: ast.expr) -> dict[str, Any] | None:
     return {"nums": nums, "names": argnames}
 
 
-def _fresh_kind(value: ast.expr | None, nested: set[str]) -> str | None:
-    """The kind of new function ``value`` is each time it is evaluated in its function, or None."""
+def _fresh_kind(value: ast.expr | None, nested: set[str], jitted: frozenset[str] = frozenset()) -> str | None:
+    """The kind of new function ``value`` is each time it is evaluated in its function, or None. ``jitted``: the
+    names the function binds to a jit of a new function (``step = jax.jit(inner)``)."""
     if isinstance(value, ast.Lambda):
         return "lambda"
     if isinstance(value, ast.Name) and value.id in nested:
         return "nested function"
+    if isinstance(value, ast.Name) and value.id in jitted:
+        return "jitted function"
     if isinstance(value, ast.Call):
         last = (_dotted(value.func) or "").rsplit(".", 1)[-1]
+        if last in _JIT_LAST and value.args and _fresh_kind(value.args[0], nested) is not None:
+            return "jitted function"  # `return jax.jit(inner)`: a new wrapper, with an empty cache, on every call
         if last == "Partial":
             return "pytree partial"  # equinox's or jax.tree_util's: a pytree, found again by value under filter_jit
         if last in _PARTIAL_LAST:
@@ -112,9 +117,12 @@ def _joined(kinds: set[str | None]) -> str | None:
 
 
 def _returned(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[ast.expr | None], set[str]]:
-    """The values of ``function``'s own return statements, and the names of the defs made directly in it."""
+    """The values of ``function``'s own return statements, and the names of the defs made directly in it. A
+    returned name bound once in the function to a jit of a new function (``step = jax.jit(inner); return step``)
+    is returned as that jit's call."""
     nested: set[str] = set()
     returned: list[ast.expr | None] = []
+    bound: dict[str, list[ast.expr]] = {}
     stack: list[ast.AST] = list(function.body)
     while stack:  # one pass: the defs made directly in this function, and its own return statements
         node = stack.pop()
@@ -126,8 +134,20 @@ def _returned(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[as
         if isinstance(node, ast.Return):
             returned.append(node.value)
             continue
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            bound.setdefault(node.targets[0].id, []).append(node.value)
         stack.extend(children(node))
-    return returned, nested
+    jits = {name: values[0] for name, values in bound.items() if len(values) == 1 and isinstance(values[0], ast.Call)
+            and (_dotted(values[0].func) or "").rsplit(".", 1)[-1] in _JIT_LAST}
+
+    def through(value: ast.expr | None) -> ast.expr | None:
+        if isinstance(value, ast.Name) and value.id in jits:
+            return jits[value.id]
+        if isinstance(value, ast.Tuple) and any(isinstance(e, ast.Name) and e.id in jits for e in value.elts):
+            return ast.Tuple(elts=[through(e) or e for e in value.elts], ctx=ast.Load())
+        return value
+
+    return [through(value) for value in returned], nested
 
 
 def _returns(returned: list[ast.expr | None], nested: set[str]) -> str | None:
@@ -188,6 +208,8 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
         spec = _jit_spec(decorator)
         if spec is not None:
             facts["jit"] = spec
+        if "cache" in last.lower() or "memo" in last.lower():
+            facts["cached"] = True  # `@functools.cache`: one product per argument, kept
     returned, nested = _returned(node)  # one walk of its own returns serves every fact below
     returns = _returns(returned, nested)
     if returns is not None:
@@ -621,6 +643,9 @@ class Hints:
     jit_aliases: tuple[tuple[str, str], ...] = ()
     """Module-level other names for a jit wrapper (``pkg.backend.jit`` for ``jit = jax.jit`` there), with
     the wrapper each one names (``jax.jit``)."""
+    jit_factories: frozenset[str] = frozenset()
+    """Functions (by name) whose every call returns a new jitted function (``return jax.jit(inner)``), alone or
+    as an item of a tuple: called where the product is used, each call compiles again."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -672,6 +697,12 @@ class StaticReach:
     def is_root(self, name: str) -> bool:
         """Can a qualified name starting ``name.`` be a module's (one of the run's, or installed)?"""
         return self.index.is_root(name)
+
+
+def _jitting(facts: Mapping[str, Any]) -> bool:
+    """True when a function's every call returns a new jitted function, alone or as an item of its tuple."""
+    kinds = [facts.get("returns"), *(facts.get("returns_items") or ())]
+    return not facts.get("cached") and any(isinstance(kind, str) and "jitted function" in kind for kind in kinds)
 
 
 def _static_jit(facts: Mapping[str, Any]) -> bool:
@@ -825,12 +856,12 @@ class ProjectIndex:
             base = self.extends
             if base is not None and not base[0]._may_name(base[1]):
                 known = base[0].hints()
-                factories, jitted, aliases = self._module_hints([base[1]])
+                factories, jitted, aliases, jitting = self._module_hints([base[1]])
                 self._hints = Hints(known.factories | factories, known.static_jitted | jitted,
-                                    tuple(sorted([*known.jit_aliases, *aliases])))
+                                    tuple(sorted([*known.jit_aliases, *aliases])), known.jit_factories | jitting)
             else:
-                factories, jitted, aliases = self._module_hints(self.modules)
-                self._hints = Hints(frozenset(factories), frozenset(jitted), tuple(sorted(aliases)))
+                factories, jitted, aliases, jitting = self._module_hints(self.modules)
+                self._hints = Hints(frozenset(factories), frozenset(jitted), tuple(sorted(aliases)), frozenset(jitting))
         return self._hints
 
     def static_reach(self, module: str) -> StaticReach | None:
@@ -936,10 +967,12 @@ class ProjectIndex:
             self._roots[name] = found
         return found
 
-    def _module_hints(self, modules: Iterable[str]) -> tuple[set[str], set[str], list[tuple[str, str]]]:
-        """The factories, the jitted functions with static arguments and the jit aliases that ``modules`` define."""
+    def _module_hints(self, modules: Iterable[str]) -> tuple[set[str], set[str], list[tuple[str, str]], set[str]]:
+        """The factories, the jitted functions with static arguments, the jit aliases and the factories of new jitted
+        functions that ``modules`` define."""
         factories: set[str] = set()
         jitted: set[str] = set()
+        jitting: set[str] = set()
         for module in modules:
             for held in self.modules[module]["classes"].values():
                 jitted.update(held.get("static_jits", ()))
@@ -947,6 +980,8 @@ class ProjectIndex:
             for name, facts in self.modules[module]["functions"].items():
                 if facts.get("returns"):
                     factories.add(name)
+                if _jitting(facts):
+                    jitting.add(name)
                 if self.keys_statics(f"{module}.{name}", facts):
                     jitted.add(name)
         from jitcheck.lint.names import JIT_WRAPPERS
@@ -957,7 +992,7 @@ class ProjectIndex:
                 target = self.canonical(f"{module}.{name}")
                 if target in JIT_WRAPPERS:
                     aliases.append((f"{module}.{name}", target))
-        return factories, jitted, aliases
+        return factories, jitted, aliases, jitting
 
     # -- modules ----------------------------------------------------------------
 

@@ -258,6 +258,18 @@ class _Judge:
         name = function.name
         return any(spelled == name or spelled.endswith(f".{name}") for spelled in self.index.by_name)
 
+    def product_used_here(self, site: _Site) -> bool:
+        """A factory's call whose product is used where it is made: called at once, handed to a call, or bound
+        (alone or unpacked from a tuple) to a name its function calls."""
+        parent = site.parent
+        if isinstance(parent, ast.Call):
+            return True
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            bound = [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
+            return any(isinstance(t, ast.Name) and self.called_in(t.id, site.function) for t in bound)
+        return False
+
     def used_here(self, site: _Site) -> bool:
         parent = site.parent
         if isinstance(parent, ast.NamedExpr):  # `(f := jax.jit(g))(x)`: where it stands, and through `f`
@@ -536,6 +548,9 @@ class _Judge:
                 yield call  # a jitted function of another module: its static positions are the analysis's to read
             elif last in self.graph:
                 yield call
+            elif last in self.hints.jit_factories and _spelled(call.func) is not None and site.function is not None \
+                    and self.product_used_here(site):
+                yield call  # another module's factory of new jitted functions, whose product is used where it is made
             elif last in self.jit and self.is_jit(call.func) and self.jit_call(site):
                 yield call
             elif call.args and self.is_jit(call.args[0]) and last in names.PARTIAL_TRIGGERS:
@@ -584,7 +599,7 @@ def _spellings(source: str, graph_constructors: Iterable[str], jit_wrappers: Ite
         jit_names |= frozenset(names.METHOD_WRAPPERS)
     graph_names = names.last_names((*names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS, *graph_constructors))
     if not any(name in source for name in (*jit_names, *graph_names)) and not (
-            hints is not None and _spells_any(source, hints.static_jitted)):
+            hints is not None and (_spells_any(source, hints.static_jitted) or _spells_any(source, hints.jit_factories))):
         return None
     return jit_names, graph_names
 
@@ -691,7 +706,8 @@ def may_have_sites(source: str, graph_constructors: Iterable[str] = (), jit_wrap
     static = hints.static_jitted.intersection(words) if hints is not None else frozenset()
     if static and reach is not None:
         static = _reachable(source, static, reach)
-    starts = named | _aliases(source, named) | static
+    making = hints.jit_factories.intersection(words) if hints is not None else frozenset()
+    starts = named | _aliases(source, named) | static | making
     if _as_word(starts, r"(?=" + _TRIVIA + r"[(),])", source, words):
         return True
     return any(_as_word(starts, "", line, words) for line in _DECORATOR_LINE.findall(source))

@@ -347,6 +347,18 @@ def _looping(*body: str) -> str:
         """) + "".join(f"    {line}\n" for line in body)
 
 
+_GATHERS = textwrap.dedent("""\
+    import jax
+    def make_gather(mask):
+        keep = [i for i, m in enumerate(mask) if m]
+        def gather(v):
+            return v.at[0].set(v[keep[0]])
+        gather_jit = jax.jit(gather)
+        return gather_jit, tuple(keep)
+    """)
+"""A factory that returns a new jitted function on every call, with the indices it keeps."""
+
+
 CASES: dict[str, Case] = {
     # -- a static argument handed on through another function ----------------------------------------
     "a lambda handed on, through another module's function, to a jit's static callable, in a loop": ({
@@ -406,6 +418,43 @@ CASES: dict[str, Case] = {
                 Node().run()
             """,
     }, [], 3, 3),
+    # -- another module's factory of new jitted functions ---------------------------------------------
+    "another module's factory returning a new jit with its indices, unpacked and called in a loop": ({
+        "ops.py": _GATHERS,
+        "use.py": """\
+            import numpy as np
+            from pkg.ops import make_gather
+            def run():
+                x = np.arange(3.0, dtype=np.float32)
+                for _ in range(3):
+                    fn, kept = make_gather((1, 0, 1))
+                    x = fn(x)
+            """,
+    }, [("use.py", 6, "JC703")], 3, 1),
+    "the same factory under functools.cache, called in the loop: one product per mask, one compile": ({
+        "ops.py": "import functools\n" + _GATHERS.replace("def make_gather", "@functools.cache\ndef make_gather"),
+        "use.py": """\
+            import numpy as np
+            from pkg.ops import make_gather
+            def run():
+                x = np.arange(3.0, dtype=np.float32)
+                for _ in range(3):
+                    fn, kept = make_gather((1, 0, 1))
+                    x = fn(x)
+            """,
+    }, [], 1, 1),
+    "the same factory called once before the loop: one compile (the fix)": ({
+        "ops.py": _GATHERS,
+        "use.py": """\
+            import numpy as np
+            from pkg.ops import make_gather
+            def run():
+                x = np.arange(3.0, dtype=np.float32)
+                fn, kept = make_gather((1, 0, 1))
+                for _ in range(3):
+                    x = fn(x)
+            """,
+    }, [], 1, 1),
     # -- a loop that runs again only after a failure -------------------------------------------------
     "a retry loop that rebuilds its jit after an out-of-memory failure: one attempt succeeds": ({
         "use.py": """\

@@ -47,6 +47,37 @@ class JitSites(StaticArguments):
                 (frozenset(spec_facts.get("nums") or ()), frozenset(spec_facts.get("names") or ()))
             self.check_static_arguments(site.node, site.context, spec, known, snippet(self.module, func, 40), every=every)
 
+    def made_jit_calls(self) -> None:
+        """Calls of another module's factory of new jitted functions (``fn, idx = make_gather(mask)``, then
+        ``fn(x)``) whose product is used where it is made: every call builds a new wrapper, with an empty cache,
+        and compiles again. (This module's own factories are judged at their jit, where their callers are seen.)"""
+        wanted = self.index.hints().jit_factories
+        for func, site in self.c.call_of_func.items():
+            last = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+            if last not in wanted or site.node.func is not func or not site.context.per_call or self.exempt(site.context):
+                continue
+            facts = self.function_facts(func)
+            if facts is None or facts.get("cached") or any(name.startswith(f"{self.module_name}.")
+                                                           for name in self.indexed_names(func)):
+                continue
+            kind = self.factory_kind(func)
+            parent = site.parent
+            if kind is None and isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
+                    and isinstance(parent.targets[0].target, cst.Tuple):
+                items = parent.targets[0].target.elements
+                kinds = [self.factory_item_kind(func, i) for i in range(len(items))]
+                kind = next((k for k in kinds if k is not None and "jitted function" in k), None)
+            if kind is None or "jitted function" not in kind or not self.product_used(site):
+                continue
+            evidence = self.again(site.context)
+            judged = self.sameness(evidence, site.node, site.context)
+            if judged is None:
+                continue
+            position = f"a jitted function called where it is made, {self.where(judged, site.context)}"
+            self.report(site.node, rules.FACTORY_RESULT_REBUILT, {
+                "position": position, "subject": snippet(self.module, site.node, 40),
+                "factory": snippet(self.module, func, 40), "kind": kind}, evidence=judged)
+
     def forwarder_call(self, func: cst.BaseExpression, site: CallSite) -> None:
         """A call of a function of the run that hands some of its parameters on, unchanged, to static arguments
         of a jitted function: those arguments are that jit's keys, judged as its own call's would be."""
