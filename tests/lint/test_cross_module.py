@@ -358,6 +358,17 @@ _GATHERS = textwrap.dedent("""\
     """)
 """A factory that returns a new jitted function on every call, with the indices it keeps."""
 
+_GATHER_LOOP = textwrap.dedent("""\
+    import numpy as np
+    from pkg.ops import make_gather
+    def run():
+        x = np.arange(3.0, dtype=np.float32)
+        for _ in range(3):
+            fn, kept = make_gather((1, 0, 1))
+            x = fn(x)
+    """)
+"""A ``use.py`` that calls ``make_gather`` on every pass of its loop and calls its product at once."""
+
 
 CASES: dict[str, Case] = {
     # -- a static argument handed on through another function ----------------------------------------
@@ -421,39 +432,16 @@ CASES: dict[str, Case] = {
     # -- another module's factory of new jitted functions ---------------------------------------------
     "another module's factory returning a new jit with its indices, unpacked and called in a loop": ({
         "ops.py": _GATHERS,
-        "use.py": """\
-            import numpy as np
-            from pkg.ops import make_gather
-            def run():
-                x = np.arange(3.0, dtype=np.float32)
-                for _ in range(3):
-                    fn, kept = make_gather((1, 0, 1))
-                    x = fn(x)
-            """,
+        "use.py": _GATHER_LOOP,
     }, [("use.py", 6, "JC703")], 3, 1),
     "the same factory under functools.cache, called in the loop: one product per mask, one compile": ({
         "ops.py": "import functools\n" + _GATHERS.replace("def make_gather", "@functools.cache\ndef make_gather"),
-        "use.py": """\
-            import numpy as np
-            from pkg.ops import make_gather
-            def run():
-                x = np.arange(3.0, dtype=np.float32)
-                for _ in range(3):
-                    fn, kept = make_gather((1, 0, 1))
-                    x = fn(x)
-            """,
+        "use.py": _GATHER_LOOP,
     }, [], 1, 1),
     "the same factory called once before the loop: one compile (the fix)": ({
         "ops.py": _GATHERS,
-        "use.py": """\
-            import numpy as np
-            from pkg.ops import make_gather
-            def run():
-                x = np.arange(3.0, dtype=np.float32)
-                fn, kept = make_gather((1, 0, 1))
-                for _ in range(3):
-                    x = fn(x)
-            """,
+        "use.py": _GATHER_LOOP.replace("    for _ in range(3):\n        fn, kept = make_gather((1, 0, 1))\n",
+                                       "    fn, kept = make_gather((1, 0, 1))\n    for _ in range(3):\n"),
     }, [], 1, 1),
     # -- a loop that runs again only after a failure -------------------------------------------------
     "a retry loop that rebuilds its jit after an out-of-memory failure: one attempt succeeds": ({

@@ -48,6 +48,25 @@ class Model:
 FIX = "fix"
 """The fixed source is the static pass's own ``--fix`` (unsafe fixes included)."""
 
+_DECAY = textwrap.dedent("""\
+    class Decay:
+        def __init__(self, rate):
+            self.rate = rate
+        def _make_rhs(self):
+            rate = self.rate
+            def rhs(v):
+                return -rate * v
+            return rhs
+        def step(self, x):
+            rhs = self._make_rhs()
+            return apply_jit(x, rhs)
+    def run():
+        decay = Decay(2.0)
+        for _ in range(3):
+            decay.step(X)
+    """)
+"""A method factory (``self._make_rhs``) whose new function is a static argument, rebuilt on every ``step``."""
+
 # (rule, position) -> (bad body, fixed body or FIX, a phrase of the help line the fixed body follows)
 CASES: dict[tuple[str, str], tuple[str, str, str]] = {
     ("JC101", "jit argument"): (
@@ -315,40 +334,9 @@ CASES: dict[tuple[str, str], tuple[str, str, str]] = {
         "call `make_step` once, before the loop, at module level or in `__init__`",
     ),
     ("JC703", "static argument"): (
-        """\
-        class Decay:
-            def __init__(self, rate):
-                self.rate = rate
-            def _make_rhs(self):
-                rate = self.rate
-                def rhs(v):
-                    return -rate * v
-                return rhs
-            def step(self, x):
-                rhs = self._make_rhs()
-                return apply_jit(x, rhs)
-        def run():
-            decay = Decay(2.0)
-            for _ in range(3):
-                decay.step(X)
-        """,
-        """\
-        class Decay:
-            def __init__(self, rate):
-                self.rate = rate
-                self.rhs = self._make_rhs()
-            def _make_rhs(self):
-                rate = self.rate
-                def rhs(v):
-                    return -rate * v
-                return rhs
-            def step(self, x):
-                return apply_jit(x, self.rhs)
-        def run():
-            decay = Decay(2.0)
-            for _ in range(3):
-                decay.step(X)
-        """,
+        _DECAY,
+        _DECAY.replace("        self.rate = rate\n", "        self.rate = rate\n        self.rhs = self._make_rhs()\n").replace(
+            "        rhs = self._make_rhs()\n        return apply_jit(x, rhs)", "        return apply_jit(x, self.rhs)"),
         "call `self._make_rhs` once, before the loop, at module level or in `__init__`",
     ),
     ("JC102", "static argument"): (
