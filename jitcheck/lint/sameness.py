@@ -13,11 +13,12 @@ import ast
 import dataclasses
 import re
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from jitcheck.lint.arms import arms_around, branch_tests, holds, literal
 from jitcheck.lint.callers import Elsewhere, selected_names
 from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.evidence import Evidence, Reason
@@ -175,7 +176,7 @@ class Sameness(Repetition):
             return self.same_code(evidence, fun)
         # `if solver == "Adam": @jax.jit def J(...)`: which calls reach it rests on what the `if`s around it test
         # (`train("Adam")` and `train("LBFGS")` build it once between them): read as the callable's own inputs.
-        read = read | {name for test in _tests_around(function, fun) for name in self.names_read(test)}
+        read = read | {name for test in branch_tests(function, fun) for name in self.names_read(test)}
         params = {p for p in self.def_params(function) if p != context.self_name} | {
             p.name.value for p in function.params.kwonly_params}
         derived = self.derived(function, params)
@@ -183,7 +184,7 @@ class Sameness(Repetition):
         used = sorted(read & changing)
         sources = _sources(set(used), params, derived)
         sites = runs_of(self.callers(function, context))
-        arms = _arms_around(function, fun)
+        arms = arms_around(function, fun)
         if arms and evidence.again and evidence.again[0].kind == "call-site":
             # `train("adam")` and `train("sgd")` around `if solver == "adam": @jax.jit def step`: a call whose
             # literal arguments take another arm does not build it.
@@ -792,10 +793,10 @@ class Sameness(Repetition):
                     continue  # `*args`/`**kwargs` may pass it
                 if text is None and default is not None:
                     text = self.module.code_for_node(default)
-                known, value = _literal(text)
+                known, value = literal(text)
                 if known:
                     values[name] = value
-        return all(_holds(test, values) in (None, in_body) for test, in_body in arms)
+        return all(holds(test, values) in (None, in_body) for test, in_body in arms)
 
     def tests_around_uses(self, target: cst.FunctionDef, context: Context) -> set[str]:
         """The names the ``if`` tests around every eager use of the jitted ``target`` read, in the function that
@@ -816,7 +817,7 @@ class Sameness(Repetition):
                 if defined is None:
                     return set()
                 node, current = current, defined.function
-            tests = _tests_around(outer, node)
+            tests = branch_tests(outer, node)
             if not tests:
                 return set()
             read |= {name for test in tests for name in self.names_read(test)}
@@ -884,97 +885,6 @@ _CLOCKS = frozenset({"perf_counter", "perf_counter_ns", "process_time"})
 
 _MEASURING = re.compile(r"bench|profil|tim(e|ing)|measure|tune|test", re.IGNORECASE)
 """The name of a function that measures what it runs: its clock readings are its point."""
-
-
-def _tests_around(function: cst.FunctionDef, target: cst.CSTNode) -> list[cst.BaseExpression]:
-    """The tests of the ``if`` statements of ``function``'s own body (not its nested functions') that ``target``
-    is in, an arm or an ``else`` of: what decides whether a run of ``function`` reaches it."""
-    return [test for test, _ in _arms_around(function, target)]
-
-
-def _arms_around(function: cst.FunctionDef, target: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
-    """:func:`_tests_around`, each test with the arm ``target`` is in: True for the ``if``'s body, False for
-    its ``else`` (an ``elif`` is an ``if`` in the ``else`` of the one before)."""
-    arms: list[tuple[cst.BaseExpression, bool]] = []
-    found: list[tuple[cst.BaseExpression, bool]] = []
-    done = [False]
-
-    class _Path(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if done[0]:
-                return False
-            if node is target:
-                found.extend(arms)
-                done[0] = True
-                return False
-            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not function:
-                return False
-            if isinstance(node, cst.If):
-                arms.append((node.test, True))  # its test and body are visited first, then its `else`
-            return True
-
-        def visit_If_orelse(self, node: cst.If) -> None:
-            if arms and arms[-1][0] is node.test:
-                arms[-1] = (node.test, False)
-
-        def on_leave(self, original_node: cst.CSTNode) -> None:
-            if isinstance(original_node, cst.If) and arms and arms[-1][0] is original_node.test:
-                arms.pop()
-
-    function.visit(_Path())
-    return found
-
-
-def _literal(text: str | None) -> tuple[bool, object]:
-    """``(True, value)`` when ``text`` is a Python literal (a string, a number, ``True``/``False``/``None``, a tuple
-    or list of them), else ``(False, None)``."""
-    if text is None:
-        return False, None
-    try:
-        return True, ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return False, None
-
-
-def _holds(test: cst.BaseExpression, values: Mapping[str, object]) -> bool | None:
-    """Whether ``test`` holds with the parameters in ``values`` bound to those literals: True, False, or None when
-    it cannot be told (it reads something else, or is not a plain comparison of a parameter)."""
-    if isinstance(test, cst.Name):
-        return bool(values[test.value]) if test.value in values else None
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _holds(test.expression, values)
-        return None if inner is None else not inner
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name) \
-            and test.left.value in values:
-        target = test.comparisons[0]
-        known, value = _literal(_code(target.comparator))
-        if not known:
-            return None
-        mine = values[test.left.value]
-        operator = target.operator
-        try:
-            if isinstance(operator, cst.Equal):
-                return bool(mine == value)
-            if isinstance(operator, cst.NotEqual):
-                return bool(mine != value)
-            if isinstance(operator, cst.In):
-                return mine in value  # type: ignore[operator]
-            if isinstance(operator, cst.NotIn):
-                return mine not in value  # type: ignore[operator]
-            if isinstance(operator, cst.Is):
-                return mine is value if value is None or isinstance(value, bool) else None
-            if isinstance(operator, cst.IsNot):
-                return mine is not value if value is None or isinstance(value, bool) else None
-        except TypeError:
-            return None
-    return None
-
-
-def _code(node: cst.CSTNode) -> str | None:
-    try:
-        return cst.Module(body=[]).code_for_node(node)
-    except Exception:  # noqa: BLE001 - a node libcst cannot write alone: not a literal we can read
-        return None
 
 
 class _Observer(cst.CSTVisitor):
