@@ -112,6 +112,10 @@ class Repetition(Frequency):
                 # The convention the standard names: a training or environment loop calls its step once per step.
                 return Evidence((Reason("step", f"`{name}` is a public step: a training or environment loop calls "
                                                 "it once per step"),))
+            if chained is not None:
+                # Its one caller here is public too: the guess is that caller's, and the message names that call
+                # rather than saying that no caller is in this file.
+                return chained
             return Evidence((Reason("public-api", f"`{name}` is public API of a library module"),)).guessed(
                 f"that `{name}` is called more than once: its callers are not in this file")
         if chained is not None:

@@ -73,6 +73,23 @@ def test_a_public_function_assumed_to_be_called_often_is_a_low_confidence_guess(
     assert evidence["unproven"] == ["that `run` is called more than once: its callers are not in this file"]
 
 
+def test_a_public_function_with_one_public_caller_here_rests_on_that_caller_and_says_so() -> None:
+    # `build` is public, but this file calls it: the message must not say its callers are not in this file.
+    source = PUBLIC_GUESS.replace("def run(x):", "def build(x):") + """
+
+class Model:
+    def predict(self, x):
+        return build(x)
+"""
+    ((confidence, evidence),) = evidence_of(source)
+    assert confidence == "low"
+    assert [r["kind"] for r in evidence["runs_again"]] == ["called-from", "public-api"]  # type: ignore[union-attr]
+    assert evidence["unproven"] == ["that `predict` is called more than once: its callers are not in this file"]
+    (finding,) = check_source(source, "m.py")
+    assert "on every call of `build`, called by code assumed to run again" in finding.message
+    assert "callers are not in this file" not in finding.message
+
+
 def test_an_unknown_receivers_attribute_is_a_guess_only_when_named_as_a_function_field() -> None:
     # Re-wrapped on every pass, a method traces again even on the same object (jax 0.10.2), and an attribute
     # jitted on an object is a method far more often than a function held in a field: reported by default.
