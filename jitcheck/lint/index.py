@@ -85,15 +85,12 @@ def _jit_spec(decorator: ast.expr) -> dict[str, Any] | None:
     return {"nums": nums, "names": argnames}
 
 
-def _fresh_kind(value: ast.expr | None, nested: set[str], jitted: frozenset[str] = frozenset()) -> str | None:
-    """The kind of new function ``value`` is each time it is evaluated in its function, or None. ``jitted``: the
-    names the function binds to a jit of a new function (``step = jax.jit(inner)``)."""
+def _fresh_kind(value: ast.expr | None, nested: set[str]) -> str | None:
+    """The kind of new function ``value`` is each time it is evaluated in its function, or None."""
     if isinstance(value, ast.Lambda):
         return "lambda"
     if isinstance(value, ast.Name) and value.id in nested:
         return "nested function"
-    if isinstance(value, ast.Name) and value.id in jitted:
-        return "jitted function"
     if isinstance(value, ast.Call):
         last = (_dotted(value.func) or "").rsplit(".", 1)[-1]
         if last in _JIT_LAST and value.args and _fresh_kind(value.args[0], nested) is not None:
@@ -148,6 +145,12 @@ def _returned(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[as
         return value
 
     return [through(value) for value in returned], nested
+
+
+def fresh_returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """What every call of ``function`` returns when it is a new function each time (a factory's product, as the
+    index records it in ``returns``), or None."""
+    return _returns(*_returned(function))
 
 
 def _returns(returned: list[ast.expr | None], nested: set[str]) -> str | None:

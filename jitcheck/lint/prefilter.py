@@ -20,7 +20,7 @@ from typing import Union
 from jitcheck.lint import names
 from jitcheck.lint.astwalk import children
 from jitcheck.lint.collect import _ALIAS
-from jitcheck.lint.index import Hints, StaticReach, python_tree
+from jitcheck.lint.index import Hints, StaticReach, fresh_returns, python_tree
 
 Function = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -371,7 +371,7 @@ class _Judge:
         if isinstance(fun, ast.Call):
             applied = fun.func.func if isinstance(fun.func, ast.Call) else fun.func  # functools.wraps(f)(g)
             return _last(fun.func) in self.partials or _last(applied) in self.transformations \
-                or _last(fun.func) in self.hints.factories
+                or self.factory_call(fun.func)
         return isinstance(fun, ast.Lambda)
 
     def suspicious(self, expr: ast.expr, depth: int = 0) -> bool:
@@ -404,11 +404,8 @@ class _Judge:
         container, a partial, an array factory of numpy / jax (through imports), or a
         function of the run that returns a new function on every call (a factory).
         """
-        if _last(func) in self.hints.factories:
+        if self.factory_call(func):
             return True  # `nl_fn=make_nl_fn(h)`: a new function on every call, in a static position
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
-                and func.attr in self.method_factories:
-            return True  # `rhs = self._make_rhs()`: a method of this file returning a function it defines
         if isinstance(func, ast.Name):
             if func.id in self.index.classes or func.id in ("list", "dict", "set", "bytearray") or func.id in self.partials:
                 return True
@@ -423,11 +420,20 @@ class _Judge:
             "functools.partial",
         )
 
+    def factory_call(self, func: ast.expr) -> bool:
+        """Could a call of ``func`` return a new function on every call, as the analysis knows factories: a function
+        of the run the index records as one (by its name), or a method of this file's classes that is one, called
+        on an instance (``self._make_rhs()``)."""
+        return _last(func) in self.hints.factories or (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in self.method_factories)
+
     @functools.cached_property
     def method_factories(self) -> frozenset[str]:
-        """The names of this file's methods that return a function they define (a nested ``def`` or a lambda)."""
+        """The names of this file's methods whose every call returns a new function (:func:`~jitcheck.lint.index.
+        fresh_returns`, as the index records a class's ``factories``)."""
         return frozenset(site.node.name for site in self.index.defs if id(site.node) in self.index.class_of
-                         and isinstance(site.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _returns_closure(site.node))
+                         and isinstance(site.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                         and fresh_returns(site.node) is not None)
 
     def static_spec(self, keywords: Iterable[ast.keyword]) -> tuple[frozenset[int], frozenset[str]] | None:
         nums: set[int] = set()
@@ -873,20 +879,6 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
     return _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints,
                   reach)
 
-
-
-def _returns_closure(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """True when ``function`` (not a closure in it) returns a lambda or a function it defines itself."""
-    own = {node.name for node in function.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    pending: list[ast.AST] = list(function.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Return) and (isinstance(node.value, ast.Lambda)
-                                             or isinstance(node.value, ast.Name) and node.value.id in own):
-            return True
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            pending.extend(ast.iter_child_nodes(node))
-    return False
 
 
 def _returns_name(function: Function | None, name: str) -> bool:

@@ -183,3 +183,40 @@ def test_a_driver_that_builds_from_constants_and_runs_again_is_reported() -> Non
     assert (decorator, "JC105") in shown(DRIVER_AGAIN)
     assert compiles_of(DRIVER_AGAIN, f"refit({XS})", "init") == 3
     assert compiles_of(DRIVER_HOISTED, f"refit({XS})", "init") == 1
+
+
+METHOD_FACTORY = """\
+class Decay:
+    def __init__(self, rate):
+        self.rate = rate
+
+    def _make_rhs(self):
+        rate = self.rate
+
+        def rhs(v):
+            return -rate * v
+
+        return rhs
+
+    def evolve(self, x):
+        return jax.jit(self._make_rhs())(x)
+
+
+def run(x):
+    decay = Decay(2.0)
+    for _ in range(3):
+        x = decay.evolve(x)
+    return x
+"""
+
+
+def test_a_method_factory_jitted_where_it_is_called_is_reported_past_the_prefilter() -> None:
+    # `jax.jit(self._make_rhs())` in a method called in a loop: a new function per call (jax: 3 compiles, 1 with
+    # the function made once in `__init__`). The ast prefilter must let the module through, as the analysis reads
+    # the method's facts from the index; `check` runs it.
+    line = METHOD_FACTORY.splitlines().index("        return jax.jit(self._make_rhs())(x)") + 1
+    assert check(METHOD_FACTORY) == [(line, "JC703")]
+    assert compiles_of(METHOD_FACTORY, "run(jnp.ones(3))", "rhs") == 3
+    hoisted = METHOD_FACTORY.replace("        self.rate = rate\n", "        self.rate = rate\n        self.rhs = self._make_rhs()\n") \
+        .replace("jax.jit(self._make_rhs())(x)", "jax.jit(self.rhs)(x)")
+    assert compiles_of(hoisted, "run(jnp.ones(3))", "rhs") == 1
