@@ -176,7 +176,8 @@ class Sameness(Repetition):
             return self.same_code(evidence, fun)
         # `if solver == "Adam": @jax.jit def J(...)`: which calls reach it rests on what the `if`s around it test
         # (`train("Adam")` and `train("LBFGS")` build it once between them): read as the callable's own inputs.
-        read = read | {name for test in branch_tests(function, fun) for name in self.names_read(test)}
+        arms = arms_around(function, fun)
+        read = read | {name for test, _ in arms for name in self.names_read(test)}
         params = {p for p in self.def_params(function) if p != context.self_name} | {
             p.name.value for p in function.params.kwonly_params}
         derived = self.derived(function, params)
@@ -184,11 +185,11 @@ class Sameness(Repetition):
         used = sorted(read & changing)
         sources = _sources(set(used), params, derived)
         sites = runs_of(self.callers(function, context))
-        arms = arms_around(function, fun)
         if arms and evidence.again and evidence.again[0].kind == "call-site":
             # `train("adam")` and `train("sgd")` around `if solver == "adam": @jax.jit def step`: a call whose
             # literal arguments take another arm does not build it.
-            reaching = [site for site in sites if self.reaches(site, function, context, arms)]
+            tested = self.tested_params(function, arms)
+            reaching = [site for site in sites if self.reaches(site, function, context, arms, tested)]
             if len(reaching) < 2 and not any(site.context.in_loop for site in reaching):
                 return None
             sites = reaching
@@ -773,29 +774,38 @@ class Sameness(Repetition):
             self._module_names = cached
         return cached
 
-    def reaches(self, site: CallSite, function: cst.FunctionDef, context: Context,
-                arms: Sequence[tuple[cst.BaseExpression, bool]]) -> bool:
-        """False when the literal arguments the call ``site`` passes ``function`` (or its parameters' literal
-        defaults) make an ``if`` of ``arms`` take the other arm: that call never reaches the code inside."""
-        params = {p.name.value: p for p in (*function.params.posonly_params, *function.params.params,
-                                            *function.params.kwonly_params)}
-        values: dict[str, object] = {}
-        rebinding = _BindingStatements(set(params))
+    def tested_params(self, function: cst.FunctionDef, arms: Sequence[tuple[cst.BaseExpression, bool]]) -> set[str]:
+        """The parameters of ``function`` that the tests of ``arms`` read as passed: not bound again above the test
+        (``if host is None: host = ...`` above ``if host:``: what it reads is no longer what was passed)."""
+        params = {p.name.value for p in (*function.params.posonly_params, *function.params.params,
+                                         *function.params.kwonly_params)}
+        rebinding = _BindingStatements(params)
         function.body.visit(rebinding)
+        tested: set[str] = set()
         for test, _ in arms:
-            # `if host is None: host = ...` above the test: the parameter it reads is no longer what was passed
             line = self.line_of(test)
             rebound = {name for name, nodes in rebinding.found.items() if any(self.line_of(n) < line for n in nodes)}
-            for name in self.names_read(test) & set(params) - rebound:
-                text = self.argument_text(site, function, context, name)
-                default = params[name].default
-                if text is None and any(arg.star for arg in site.node.args):
-                    continue  # `*args`/`**kwargs` may pass it
-                if text is None and default is not None:
-                    text = self.module.code_for_node(default)
-                known, value = literal(text)
-                if known:
-                    values[name] = value
+            tested |= self.names_read(test) & params - rebound
+        return tested
+
+    def reaches(self, site: CallSite, function: cst.FunctionDef, context: Context,
+                arms: Sequence[tuple[cst.BaseExpression, bool]], tested: set[str]) -> bool:
+        """False when the literal arguments the call ``site`` passes ``function`` for the parameters ``tested``
+        (:meth:`tested_params`), or those parameters' literal defaults, make an ``if`` of ``arms`` take the other
+        arm: that call never reaches the code inside."""
+        defaults = {p.name.value: p.default for p in (*function.params.posonly_params, *function.params.params,
+                                                      *function.params.kwonly_params)}
+        values: dict[str, object] = {}
+        for name in tested:
+            text = self.argument_text(site, function, context, name)
+            if text is None and any(arg.star for arg in site.node.args):
+                continue  # `*args`/`**kwargs` may pass it
+            default = defaults.get(name)
+            if text is None and default is not None:
+                text = self.module.code_for_node(default)
+            known, value = literal(text)
+            if known:
+                values[name] = value
         return all(holds(test, values) in (None, in_body) for test, in_body in arms)
 
     def tests_around_uses(self, target: cst.FunctionDef, context: Context) -> set[str]:
@@ -875,8 +885,7 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(\.\d*)?([eE][-+]?\d+)?")
 
 _OBSERVING = frozenset({
     "assert_max_traces", "clear_trace_counter", "_cache_size", "cache_size", "log_compiles", "explain_cache_misses",
-    "perf_counter", "perf_counter_ns", "process_time", "timeit", "trace_count", "n_traces", "num_traces",
-    "compile_count", "count_traces", "count_compiles",
+    "timeit", "trace_count", "n_traces", "num_traces", "compile_count", "count_traces", "count_compiles",
 })
 """Names that count traces or time compiles: code reading them observes compiling on purpose."""
 

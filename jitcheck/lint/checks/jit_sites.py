@@ -10,6 +10,7 @@ functions other modules define (from the project index).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 
 import libcst as cst
 from libcst.metadata import ClassScope
@@ -27,12 +28,7 @@ class JitSites(StaticArguments):
 
     def imported_jit_calls(self) -> None:
         """Calls of jitted functions with static arguments that another module defines (known from the index)."""
-        wanted = self.index.hints().static_jitted
-        for func, site in self.c.call_of_func.items():
-            # `masked_apply(...)`, or through its module: `util.masked_apply(...)`, `pkg.util.masked_apply(...)`
-            last = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
-            if last not in wanted or site.node.func is not func:
-                continue
+        for func, site in self.calls_named(self.index.hints().static_jitted):
             found = self.indexed_jit(func)
             if found is None:
                 self.forwarder_call(func, site)
@@ -47,27 +43,31 @@ class JitSites(StaticArguments):
                 (frozenset(spec_facts.get("nums") or ()), frozenset(spec_facts.get("names") or ()))
             self.check_static_arguments(site.node, site.context, spec, known, snippet(self.module, func, 40), every=every)
 
+    def calls_named(self, wanted: frozenset[str]) -> Iterator[tuple[cst.BaseExpression, CallSite]]:
+        """The calls whose function is spelled with a last name in ``wanted``: ``masked_apply(...)``, or through its
+        module (``util.masked_apply(...)``, ``pkg.util.masked_apply(...)``), with the spelling and the site."""
+        for func, site in self.c.call_of_func.items():
+            last = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+            if last in wanted and site.node.func is func:
+                yield func, site
+
     def made_jit_calls(self) -> None:
         """Calls of another module's factory of new jitted functions (``fn, idx = make_gather(mask)``, then
         ``fn(x)``) whose product is used where it is made: every call builds a new wrapper, with an empty cache,
         and compiles again. (This module's own factories are judged at their jit, where their callers are seen.)"""
-        wanted = self.index.hints().jit_factories
-        for func, site in self.c.call_of_func.items():
-            last = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
-            if last not in wanted or site.node.func is not func or not site.context.per_call or self.exempt(site.context):
+        for func, site in self.calls_named(self.index.hints().jit_factories):
+            if not site.context.per_call or self.exempt(site.context):
                 continue
             facts = self.function_facts(func)
             if facts is None or facts.get("cached") or any(name.startswith(f"{self.module_name}.")
                                                            for name in self.indexed_names(func)):
                 continue
-            kind = self.factory_kind(func)
             parent = site.parent
-            if kind is None and isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
-                    and isinstance(parent.targets[0].target, cst.Tuple):
-                items = parent.targets[0].target.elements
-                kinds = [self.factory_item_kind(func, i) for i in range(len(items))]
-                kind = next((k for k in kinds if k is not None and "jitted function" in k), None)
-            if kind is None or "jitted function" not in kind or not self.product_used(site):
+            unpacked = isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, cst.Tuple)
+            kinds = [facts.get("returns"), *(facts.get("returns_items") or () if unpacked else ())]
+            kind = next((k for k in kinds if isinstance(k, str) and "jitted function" in k), None)
+            if kind is None or not self.product_used(site):
                 continue
             evidence = self.again(site.context)
             judged = self.sameness(evidence, site.node, site.context)
