@@ -374,6 +374,16 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("tensorcircuit-ng", "1.10.0"),
     ("treex", "0.6.9"),
     ("trainax", "0.0.2"),
+    # round 23 (5 December 2026, night), labelled blind
+    ("coax", "0.1.13"),
+    ("learned-optimization", "0.0.1"),
+    ("saiunit", "0.5.2"),
+    ("brainmass", "0.1.1"),
+    ("totypes", "0.9.1"),
+    ("unxt", "1.11.4"),
+    ("gwkokab", "0.3.1"),
+    ("cvxpylayers", "1.2.0"),
+    ("gwfast", "1.1.2"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
