@@ -534,6 +534,51 @@ def update(params, step):
     layers=(STATIC,),
 )
 
+IDENTITY_AUX = _rule(
+    "JC208",
+    "identity-aux-data",
+    "A pytree whose aux data is new for every object, passed to a jitted function object after object",
+    message="`{callee}` is called with each `{name}` of {loop}, a `{type}`: `{type}` keeps `{attribute}` in its "
+            "pytree aux data, a new `{held}` for each object, compared by identity, so every object is a new jit "
+            "cache key and `{callee}` compiles again for each",
+    help="keep only settings compared by value in `{type}`'s aux data: return `{attribute}` among the children of "
+         "its flatten function (register `{held}` as a pytree if it is not one), and any number that differs from "
+         "object to object too, where jax traces them",
+    why="""
+jax hashes a pytree's aux data into the jit cache key and compares it with `==`.
+A plain object made anew for each instance (a record, a cache) is equal only to
+itself, so every instance is another key, even one built alike: a jitted function
+called on one object after another traces and compiles once per object. Numbers
+kept there are baked in as constants, so objects that differ only in them compile
+again too. Returned among the children, the same values are traced: one compile
+serves every object of that structure.
+""",
+    example="""
+class Cell:
+    def __init__(self, lo: float, hi: float):
+        self.lo, self.hi, self.cache = lo, hi, Cache()
+
+jax.tree_util.register_pytree_node(
+    Cell, lambda c: ((), (c.lo, c.hi, c.cache)), ...)
+
+@jax.jit
+def width(cell: Cell):
+    return cell.hi - cell.lo
+
+widths = [width(cell) for cell in cells]      # one compile per cell
+""",
+    fixed="""
+jax.tree_util.register_pytree_node(
+    Cache, lambda c: ((c.values,), None), ...)
+
+def _flatten(cell):
+    return (cell.lo, cell.hi, cell.cache), None   # traced: one compile
+
+jax.tree_util.register_pytree_node(Cell, _flatten, ...)
+""",
+    layers=(STATIC,),
+)
+
 LABEL_BOUND = _rule(
     "JC301",
     "label-not-cache-key",

@@ -20,6 +20,7 @@ from libcst.metadata import MetadataWrapper, ScopeProvider
 from jitcheck import rules
 from jitcheck.lint import cstwalk, names
 from jitcheck.lint.checks.base import FixPlan, RawFinding
+from jitcheck.lint.checks.identity_aux import annotated_with
 from jitcheck.lint.checks.jit_sites import JitSites
 from jitcheck.lint.checks.nodes import Nodes
 from jitcheck.lint.collect import collect
@@ -97,7 +98,8 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
     collector = collect(module, source, graph_constructors, jit_wrappers)
     if not collector.needs_scope and not any(
             (cst.helpers.get_full_name_for_node(func) or "").rsplit(".", 1)[-1] in hints.static_jitted | hints.jit_factories
-            for func in collector.call_of_func):
+            for func in collector.call_of_func) and not (hints.identity_aux and any(
+            annotated_with(function, hints.identity_aux) for function, _, _ in collector.decorated)):
         return Analysis(module, None, [])
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)

@@ -26,6 +26,7 @@ from typing import Any
 from jitcheck.lint import depcache
 from jitcheck.lint.astwalk import children, walk
 from jitcheck.lint.callers import Site, call_records, call_sites
+from jitcheck.lint.pytrees import compares_by_identity, made_in_init, registered
 from jitcheck.lint.spelling import annotation_name as _annotation_name
 from jitcheck.lint.spelling import dotted as _dotted
 
@@ -434,6 +435,9 @@ def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) ->
         facts["factories"] = factories  # methods returning a function they define, anew on each call: what kind
     if node.decorator_list:
         facts["decorated"] = True  # a decorator may give it value equality (dataclass, attrs): not a plain class
+    fresh = made_in_init(node)
+    if fresh:
+        facts["fresh"] = fresh  # `self.data = NodeData()` in `__init__`: an object of each instance's own
     bound = {attr: part for attr, part in bound.items() if attr not in other and part[0] in made}
     if bound:
         facts["bound"] = bound  # `self.a = self.p.m` with `self.p = P(...)`: `a` is `m` of a part built per instance
@@ -549,6 +553,7 @@ def summarize_tree(tree: ast.Module, calls: bool = True) -> Summary:
                 held["forwards"] = forwards
     summary: Summary = {"imports": imports, "classes": classes, "functions": functions}
     if calls:
+        add_pytree_aux(summary, tree)
         looped = loop_calls(tree, imports)
         if looped:
             summary["loop_calls"] = looped
@@ -563,6 +568,20 @@ def summarize_tree(tree: ast.Module, calls: bool = True) -> Summary:
     if records:
         summary["records"] = records
     return summary
+
+
+def add_pytree_aux(summary: Summary, tree: ast.Module) -> None:
+    """Record in ``summary`` the attributes each class of the module keeps in its pytree aux data (``"aux"``), as
+    the module's registrations say (:mod:`jitcheck.lint.pytrees`): read over the whole module, since a class, its
+    flatten function and its registration are separate statements. A class's facts are copied before the change."""
+    statements = list(_top_level(tree))
+    classes = {node.name: node for node in statements if isinstance(node, ast.ClassDef)}
+    functions = {node.name: node for node in statements if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found = {name: attributes for name, attributes in registered(statements, classes, functions).items()
+             if name in summary["classes"]}
+    if found:  # new dicts: a joined summary's (the server's) share theirs with their statements' summaries
+        summary["classes"] = {**summary["classes"],
+                              **{name: {**summary["classes"][name], "aux": attributes} for name, attributes in found.items()}}
 
 
 _EXTERNAL = ("jax", "numpy", "jnp", "np", "scipy", "functools", "itertools", "os", "sys", "math", "time", "typing",
@@ -649,6 +668,9 @@ class Hints:
     jit_factories: frozenset[str] = frozenset()
     """Functions (by name) whose every call returns a new jitted function (``return jax.jit(inner)``), alone or
     as an item of a tuple: called where the product is used, each call compiles again."""
+    identity_aux: frozenset[str] = frozenset()
+    """Classes (by name) whose pytree aux data holds an object of each instance's own that compares by identity
+    (:meth:`ProjectIndex.identity_aux`): every instance is a new key of a jit that takes one."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -859,12 +881,14 @@ class ProjectIndex:
             base = self.extends
             if base is not None and not base[0]._may_name(base[1]):
                 known = base[0].hints()
-                factories, jitted, aliases, jitting = self._module_hints([base[1]])
+                factories, jitted, aliases, jitting, aux = self._module_hints([base[1]])
                 self._hints = Hints(known.factories | factories, known.static_jitted | jitted,
-                                    tuple(sorted([*known.jit_aliases, *aliases])), known.jit_factories | jitting)
+                                    tuple(sorted([*known.jit_aliases, *aliases])), known.jit_factories | jitting,
+                                    known.identity_aux | aux)
             else:
-                factories, jitted, aliases, jitting = self._module_hints(self.modules)
-                self._hints = Hints(frozenset(factories), frozenset(jitted), tuple(sorted(aliases)), frozenset(jitting))
+                factories, jitted, aliases, jitting, aux = self._module_hints(self.modules)
+                self._hints = Hints(frozenset(factories), frozenset(jitted), tuple(sorted(aliases)), frozenset(jitting),
+                                    frozenset(aux))
         return self._hints
 
     def static_reach(self, module: str) -> StaticReach | None:
@@ -970,16 +994,19 @@ class ProjectIndex:
             self._roots[name] = found
         return found
 
-    def _module_hints(self, modules: Iterable[str]) -> tuple[set[str], set[str], list[tuple[str, str]], set[str]]:
-        """The factories, the jitted functions with static arguments, the jit aliases and the factories of new jitted
-        functions that ``modules`` define."""
+    def _module_hints(self, modules: Iterable[str]) -> tuple[set[str], set[str], list[tuple[str, str]], set[str], set[str]]:
+        """The factories, the jitted functions with static arguments, the jit aliases, the factories of new jitted
+        functions and the classes with identity-compared aux data that ``modules`` define."""
         factories: set[str] = set()
         jitted: set[str] = set()
         jitting: set[str] = set()
+        aux: set[str] = set()
         for module in modules:
-            for held in self.modules[module]["classes"].values():
+            for name, held in self.modules[module]["classes"].items():
                 jitted.update(held.get("static_jits", ()))
                 jitted.update(held.get("static_aliases", ()))  # (a name the prefilter keeps: judged when asked)
+                if "aux" in held and self.identity_aux(f"{module}.{name}"):
+                    aux.add(name)
             for name, facts in self.modules[module]["functions"].items():
                 if facts.get("returns"):
                     factories.add(name)
@@ -995,7 +1022,7 @@ class ProjectIndex:
                 target = self.canonical(f"{module}.{name}")
                 if target in JIT_WRAPPERS:
                     aliases.append((f"{module}.{name}", target))
-        return factories, jitted, aliases, jitting
+        return factories, jitted, aliases, jitting, aux
 
     # -- modules ----------------------------------------------------------------
 
@@ -1086,6 +1113,24 @@ class ProjectIndex:
         module, name, summary = found
         facts = summary["classes"].get(name)
         return (module, facts) if facts is not None else None
+
+    def identity_aux(self, qualified: str) -> list[tuple[str, str]]:
+        """The attributes the class ``qualified`` keeps in its pytree aux data that hold an object of each
+        instance's own (made in ``__init__``) of a class that compares by identity, each with that class as
+        spelled: every instance, even one built alike, is a new jit cache key. Empty when none (or not indexed)."""
+        found = self.cls(qualified)
+        if found is None:
+            return []
+        module, facts = found
+        held: list[tuple[str, str]] = []
+        fresh = facts.get("fresh", {})
+        for attribute in facts.get("aux", ()):
+            spelled = fresh.get(attribute)
+            made = self.class_named(module, spelled) if isinstance(spelled, str) else None
+            made_facts = self.cls(made) if made is not None else None
+            if made_facts is not None and compares_by_identity(made_facts[1]):
+                held.append((attribute, spelled.rsplit(".", 1)[-1]))
+        return held
 
     def function(self, qualified: str) -> dict[str, Any] | None:
         found = self.lookup(qualified)
@@ -1549,4 +1594,4 @@ def module_name_cached(path: Path, packages: dict[Path, bool]) -> str:
 
 
 __all__ = [
-    "UNNAMED_MODULE", "Hints", "ProjectIndex", "StaticReach", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "python_tree", "summarize", "summarize_tree", "summary_digest", "with_module"]
+    "UNNAMED_MODULE", "Hints", "add_pytree_aux", "ProjectIndex", "StaticReach", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "python_tree", "summarize", "summarize_tree", "summary_digest", "with_module"]

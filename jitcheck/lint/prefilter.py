@@ -532,6 +532,9 @@ class _Judge:
                 return True
             if _returns_name(site.function, function.name) and self.factory_called(site.function):
                 return True  # the factory's product: judged where its callers here use it
+            if site.function is None and self.hints.identity_aux and _annotated_with(function, self.hints.identity_aux) \
+                    and any(call.loop for call in self.index.by_name.get(function.name, ())):
+                return True  # an argument whose pytree aux data is new for each object, passed in a loop (JC208)
             if spec is not None and id(function) not in self.index.class_of and any(
                     self.binding_bad(name, spec, site.function) for name in (function.name, *self.vmapped(function.name))):
                 return True
@@ -879,6 +882,20 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
     return _Judge(_Index(tree), jit_names | frozenset(aliases), graph_names | frozenset(aliases), frozenset(jit_wrappers), hints,
                   reach)
 
+
+
+def _annotated_with(function: ast.FunctionDef | ast.AsyncFunctionDef, classes: frozenset[str]) -> bool:
+    """True when a parameter's annotation of ``function`` names one of ``classes`` (by last name; in a union, an
+    ``Optional`` or a string as well)."""
+    for arg in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs):
+        if arg.annotation is None:
+            continue
+        for node in ast.walk(arg.annotation):
+            if isinstance(node, ast.Name) and node.id in classes or isinstance(node, ast.Attribute) and node.attr in classes:
+                return True
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _words(node.value) & classes:
+                return True
+    return False
 
 
 def _returns_name(function: Function | None, name: str) -> bool:

@@ -157,6 +157,7 @@ class Summaries:
             return lint_index.summarize(text) if tree is None else lint_index.summarize_tree(tree)
         joined = dict(joined)
         module = ast.Module(body=[s.node for s in found if s.node is not None], type_ignores=[])
+        lint_index.add_pytree_aux(joined, module)  # a class and its registration are separate statements
         looped = lint_index.loop_calls(module, joined["imports"])
         if looped:
             joined["loop_calls"] = looped

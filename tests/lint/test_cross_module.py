@@ -370,6 +370,38 @@ _GATHER_LOOP = textwrap.dedent("""\
 """A ``use.py`` that calls ``make_gather`` on every pass of its loop and calls its product at once."""
 
 
+_CELLS = """\
+    import jax
+    class Payload:
+        def __init__(self):
+            self.values = None
+    class Cell:
+        def __init__(self, lo: float, hi: float):
+            self.lo, self.hi = lo, hi
+            self.payload = Payload()
+    def _flatten(cell):
+        return (), (cell.lo, cell.hi, cell.payload)
+    def _unflatten(aux, children):
+        cell = object.__new__(Cell)
+        cell.lo, cell.hi, cell.payload = aux
+        return cell
+    jax.tree_util.register_pytree_node(Cell, _flatten, _unflatten)
+"""
+"""A pytree class whose aux data holds its bounds and a payload of each cell's own, compared by identity."""
+
+_CELL_WIDTHS = """\
+    import jax
+    import jax.numpy as jnp
+    from pkg.cells import Cell
+
+    @jax.jit
+    def width(cell: Cell):
+        return jnp.asarray(cell.hi - cell.lo)
+
+    def run():
+        return [width(cell) for cell in [Cell(float(i), float(i) + 1.0) for i in range(3)]]
+"""
+
 CASES: dict[str, Case] = {
     # -- a static argument handed on through another function ----------------------------------------
     "a lambda handed on, through another module's function, to a jit's static callable, in a loop": ({
@@ -1454,6 +1486,20 @@ CASES: dict[str, Case] = {
         "use.py": _simulating("first = simulate(np.float32(2.0), x)", "x = np.ones(4, np.float32)",
                               "again = simulate(np.float32(2.0), x)"),
     }, [], 2, 2),
+    # -- a pytree whose aux data is new for every object (JC208) ---------------------------------------
+    "another module's pytree keeping a new payload in its aux data, passed to a jit cell after cell": ({
+        "cells.py": _CELLS,
+        "use.py": _CELL_WIDTHS,
+    }, [("use.py", 5, "JC208")], 3, 1),
+    "the same, the payload and the bounds among the children: one compile (the fix)": ({
+        "cells.py": _CELLS.replace("return (), (cell.lo, cell.hi, cell.payload)",
+                                   "return (cell.lo, cell.hi, cell.payload), None").replace(
+            "cell.lo, cell.hi, cell.payload = aux", "cell.lo, cell.hi, cell.payload = children").replace(
+            "jax.tree_util.register_pytree_node(Cell,",
+            "jax.tree_util.register_pytree_node(Payload, lambda p: ((), None), lambda aux, children: Payload())\n"
+            "    jax.tree_util.register_pytree_node(Cell,"),
+        "use.py": _CELL_WIDTHS,
+    }, [], 1, 1),
 }
 
 UNHASHABLE: dict[str, tuple[str, int, str]] = {

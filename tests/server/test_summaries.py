@@ -233,3 +233,39 @@ def test_a_statements_summary_for_the_join_is_the_summary_without_its_call_recor
         module = ast.Module(body=[node], type_ignores=[])
         whole = lint_index.summarize_tree(module)
         assert lint_index.summarize_tree(module, calls=False) == {k: v for k, v in whole.items() if k not in ("loop_calls", "calls")}
+
+
+REGISTERED = """\
+import jax
+
+
+class Payload:
+    pass
+
+
+class Cell:
+    def __init__(self, lo):
+        self.lo = lo
+        self.payload = Payload()
+
+
+def _flatten(cell):
+    return (), (cell.lo, cell.payload)
+
+
+jax.tree_util.register_pytree_node(Cell, _flatten, lambda aux, children: Cell(*aux))
+"""
+
+
+def test_a_pytree_registration_is_read_over_the_whole_module_and_leaves_no_trace_once_removed() -> None:
+    """The class, its flatten function and its registration are three statements: the aux data the summary records
+    for the class (JC208's fact) needs all three, and goes when the registration does."""
+    summaries = Summaries()
+    whole = lint_index.summarize(REGISTERED)
+    assert whole["classes"]["Cell"]["aux"] == ["lo", "payload"]
+    assert whole["classes"]["Cell"]["fresh"] == {"payload": "Payload"}
+    assert summaries.summarize(REGISTERED) == whole
+    unregistered = REGISTERED.replace("jax.tree_util.register_pytree_node(Cell, _flatten, lambda aux, children: Cell(*aux))\n", "")
+    assert "aux" not in summaries.summarize(unregistered)["classes"]["Cell"]
+    assert summaries.summarize(unregistered) == lint_index.summarize(unregistered)
+    assert summaries.summarize(REGISTERED) == whole

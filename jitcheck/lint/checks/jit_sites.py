@@ -18,12 +18,13 @@ from libcst.metadata import ClassScope
 from jitcheck import rules
 from jitcheck.lint import names
 from jitcheck.lint.checks.base import snippet
+from jitcheck.lint.checks.identity_aux import IdentityAux
 from jitcheck.lint.checks.static_arguments import StaticArguments
 from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.static_args import every_argument, static_arguments
 
 
-class JitSites(StaticArguments):
+class JitSites(StaticArguments, IdentityAux):
     """Judges ``jax.jit(...)`` calls, ``partial(jax.jit, ...)`` and jit decorators."""
 
     def imported_jit_calls(self) -> None:
@@ -161,6 +162,8 @@ class JitSites(StaticArguments):
                 position = f"the function jitted by `@{snippet(self.module, expr, 40)}` {self.where(judged, context)}"
                 self.report(decorator, rules.NESTED_FUNCTION, {"subject": function.name.value, "position": position},
                             evidence=judged)
+        if context.function is None and not isinstance(self.scopes.get(function), ClassScope):
+            self.identity_aux_calls(function, decorator)
         if spec is not None and self.scopes.get(function) is not None:
             scope = self.scopes[function]
             if isinstance(scope, ClassScope):

@@ -1,0 +1,144 @@
+"""A pytree whose aux data is new for every object, passed to a jitted function object after object (JC208).
+
+jax keys a jit by its arguments' tree structure, aux data included, and compares aux data
+with ``==``. A class that keeps in its aux data an object of each instance's own, of a class
+compared by identity (``self.data = NodeData()``), is a new key for every instance. A module-level
+jitted function whose parameter is annotated with such a class, called in a loop on the
+loop's objects one after another, compiles once per object: the finding is reported at the
+jit's decorator, with the loop as its evidence. The class's facts come from the project
+index (:meth:`jitcheck.lint.index.ProjectIndex.identity_aux`), wherever it is defined.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from jitcheck import rules
+from jitcheck.lint.checks.base import Checker
+from jitcheck.lint.evidence import Evidence, Reason
+
+
+class IdentityAux(Checker):
+    """Judges the calls a module makes of its jitted functions whose parameters take such pytrees."""
+
+    def identity_aux_calls(self, function: cst.FunctionDef, decorator: cst.Decorator) -> None:
+        """Report ``decorator`` (a jit of the module-level ``function``) when a call of ``function`` in a loop passes
+        the loop's object, one after another, where ``function`` takes a class with identity-compared aux data."""
+        held = self._held_by_params(function)
+        if not held:
+            return
+        positional = self.def_params(function)
+        for called in self.calls_of(function):
+            loop = called.context.loop if called.context.in_loop else None
+            if loop is None:
+                continue
+            targets = _loop_targets(loop)
+            for param, (cls, attribute, made) in held.items():
+                argument = _argument(called.node, positional, param)
+                if not isinstance(argument, cst.Name) or argument.value not in targets:
+                    continue
+                kind = "the `for` loop" if isinstance(loop, cst.For) else "the comprehension"
+                loop_line, call_line = self.line_of(loop), self.line_of(called.node)
+                again = Reason("loop", f"line {call_line} calls `{function.name.value}` with each `{argument.value}` of "
+                                       f"{kind} at line {loop_line}: another object on every iteration", loop_line)
+                same = Reason("identity-aux", f"`{cls}` keeps `{attribute}` in its pytree aux data, a new `{made}` for "
+                                              f"each object, compared by identity: no object finds another's compile")
+                self.report(decorator, rules.IDENTITY_AUX, {
+                    "callee": function.name.value,
+                    "name": argument.value, "loop": f"{kind} at line {loop_line}", "type": cls, "attribute": attribute,
+                    "held": made}, evidence=Evidence((again,), (same,)))
+                return
+
+    def _held_by_params(self, function: cst.FunctionDef) -> dict[str, tuple[str, str, str]]:
+        """Each parameter of ``function`` annotated with a class with identity-compared aux data: the class's name,
+        the attribute and the class of the object it holds (the first such attribute)."""
+        held: dict[str, tuple[str, str, str]] = {}
+        params = function.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.annotation is None:
+                continue
+            for spelled in _annotated_names(param.annotation.annotation):
+                found = self._identity_aux(spelled)
+                if found:
+                    held[param.name.value] = found
+                    break
+        return held
+
+    def _identity_aux(self, spelled: cst.BaseExpression) -> tuple[str, str, str] | None:
+        """The class ``spelled`` names, its first identity-compared aux attribute and that object's class, from the
+        index (this module's class or an imported one); None when it has none."""
+        candidates = [self.absolute(name) for name in self.qnames(spelled)]
+        if isinstance(spelled, cst.Name):
+            candidates.append(f"{self.module_name}.{spelled.value}")
+        for qualified in candidates:
+            found = self.index.identity_aux(qualified)
+            if found:
+                attribute, made = found[0]
+                return qualified.rsplit(".", 1)[-1], attribute, made
+        return None
+
+
+def annotated_with(function: cst.FunctionDef, classes: frozenset[str]) -> bool:
+    """True when a parameter of ``function`` is annotated with one of ``classes`` (by last name): a module that
+    jits it needs the scope analysis even where no jit is rebuilt (:func:`jitcheck.lint.analysis.analyze`)."""
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.annotation is None:
+            continue
+        for spelled in _annotated_names(param.annotation.annotation):
+            last = spelled.value if isinstance(spelled, cst.Name) else spelled.attr.value if isinstance(spelled, cst.Attribute) else None
+            if last in classes:
+                return True
+    return False
+
+
+def _annotated_names(annotation: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The names an annotation spells a class with: itself, each side of ``A | B``, the items of ``Optional[A]`` or
+    ``Union[A, B]`` (a quoted annotation is not read)."""
+    if isinstance(annotation, (cst.Name, cst.Attribute)):
+        return [annotation]
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        return [*_annotated_names(annotation.left), *_annotated_names(annotation.right)]
+    if isinstance(annotation, cst.Subscript):
+        found: list[cst.BaseExpression] = []
+        for element in annotation.slice:
+            if isinstance(element.slice, cst.Index):
+                found.extend(_annotated_names(element.slice.value))
+        return found
+    return []
+
+
+def _argument(call: cst.Call, positional: tuple[str, ...], param: str) -> cst.BaseExpression | None:
+    """The argument ``call`` binds to ``param`` (by position among ``positional``, or by keyword)."""
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            if arg.keyword.value == param:
+                return arg.value
+            continue
+        if index < len(positional) and positional[index] == param:
+            return arg.value
+        index += 1
+    return None
+
+
+def _loop_targets(loop: cst.CSTNode) -> set[str]:
+    """The names a ``for`` loop or a comprehension binds on each iteration (a ``while`` loop binds none)."""
+    found: set[str] = set()
+    targets: list[cst.BaseExpression] = []
+    if isinstance(loop, cst.For):
+        targets.append(loop.target)
+    elif isinstance(loop, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        clause: cst.CompFor | None = loop.for_in
+        while clause is not None:
+            targets.append(clause.target)
+            clause = clause.inner_for_in
+    while targets:
+        target = targets.pop()
+        if isinstance(target, cst.Name):
+            found.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            targets.extend(element.value for element in target.elements)
+    return found
