@@ -538,9 +538,9 @@ IDENTITY_AUX = _rule(
     "JC208",
     "identity-aux-data",
     "A pytree whose aux data is new for every object, passed to a jitted function object after object",
-    message="`{callee}` is called with each `{name}` of {loop}, a `{type}`: `{type}` keeps `{attribute}` in its "
-            "pytree aux data, a new `{held}` for each object, compared by identity, so every object is a new jit "
-            "cache key and `{callee}` compiles again for each",
+    message="`{callee}` is given another `{type}` on each pass of {loop} (`{name}`): `{type}` keeps `{attribute}` "
+            "in its pytree aux data, a new `{held}` for each object, compared by identity, so every object is a new "
+            "jit cache key and `{callee}` compiles again for each",
     help="keep only settings compared by value in `{type}`'s aux data: return `{attribute}` among the children of "
          "its flatten function (register `{held}` as a pytree if it is not one), and any number that differs from "
          "object to object too, where jax traces them",

@@ -532,9 +532,8 @@ class _Judge:
                 return True
             if _returns_name(site.function, function.name) and self.factory_called(site.function):
                 return True  # the factory's product: judged where its callers here use it
-            if site.function is None and self.hints.identity_aux and _annotated_with(function, self.hints.identity_aux) \
-                    and any(call.loop for call in self.index.by_name.get(function.name, ())):
-                return True  # an argument whose pytree aux data is new for each object, passed in a loop (JC208)
+            if site.function is None and self.hints.identity_aux and _annotated_with(function, self.hints.identity_aux):
+                return True  # takes a pytree whose aux data is new for each object: the run's loops may pass many (JC208)
             if spec is not None and id(function) not in self.index.class_of and any(
                     self.binding_bad(name, spec, site.function) for name in (function.name, *self.vmapped(function.name))):
                 return True

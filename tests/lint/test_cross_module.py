@@ -402,6 +402,34 @@ _CELL_WIDTHS = """\
         return [width(cell) for cell in [Cell(float(i), float(i) + 1.0) for i in range(3)]]
 """
 
+_CELL_OPS = """\
+    import jax
+    import jax.numpy as jnp
+    from pkg.cells import Cell
+
+    @jax.jit
+    def width(cell: Cell):
+        return jnp.asarray(cell.hi - cell.lo)
+
+    def measure(cell):
+        return width(cell)
+"""
+"""A jitted function of cells, and a function that hands its cell on to it."""
+
+
+def _cell_loop(call: str) -> str:
+    """A module whose ``run`` makes three cells and makes ``call`` (of ``pkg.ops``) once per cell, in a loop."""
+    return f"""\
+    from pkg.cells import Cell
+    from pkg.ops import measure, width
+
+    def run():
+        cells = [Cell(float(i), float(i) + 1.0) for i in range(3)]
+        for cell in cells:
+            {call}
+"""
+
+
 CASES: dict[str, Case] = {
     # -- a static argument handed on through another function ----------------------------------------
     "a lambda handed on, through another module's function, to a jit's static callable, in a loop": ({
@@ -1491,6 +1519,15 @@ CASES: dict[str, Case] = {
         "cells.py": _CELLS,
         "use.py": _CELL_WIDTHS,
     }, [("use.py", 5, "JC208")], 3, 1),
+    "another module's loop passing cell after cell to the jit": ({
+        "cells.py": _CELLS, "ops.py": _CELL_OPS, "use.py": _cell_loop("width(cell)"),
+    }, [("ops.py", 5, "JC208")], 3, 1),
+    "another module's loop passing cell after cell to a function that hands its cell on to the jit": ({
+        "cells.py": _CELLS, "ops.py": _CELL_OPS, "use.py": _cell_loop("measure(cell)"),
+    }, [("ops.py", 5, "JC208")], 3, 1),
+    "a loop passing one cell again and again to that function: one compile": ({
+        "cells.py": _CELLS, "ops.py": _CELL_OPS, "use.py": _cell_loop("measure(cells[0])"),
+    }, [], 1, 1),
     "the same, the payload and the bounds among the children: one compile (the fix)": ({
         "cells.py": _CELLS.replace("return (), (cell.lo, cell.hi, cell.payload)",
                                    "return (cell.lo, cell.hi, cell.payload), None").replace(

@@ -11,9 +11,12 @@ index (:meth:`jitcheck.lint.index.ProjectIndex.identity_aux`), wherever it is de
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import libcst as cst
 
 from jitcheck import rules
+from jitcheck.lint.callers import Site
 from jitcheck.lint.checks.base import Checker
 from jitcheck.lint.evidence import Evidence, Reason
 
@@ -28,6 +31,13 @@ class IdentityAux(Checker):
         if not held:
             return
         positional = self.def_params(function)
+        if self._looped_here(function, decorator, held, positional):
+            return
+        self._looped_elsewhere(function, decorator, held, positional)
+
+    def _looped_here(self, function: cst.FunctionDef, decorator: cst.Decorator, held: dict[str, tuple[str, str, str]],
+                     positional: tuple[str, ...]) -> bool:
+        """Report when this module calls ``function`` in a loop with the loop's object (True: reported)."""
         for called in self.calls_of(function):
             loop = called.context.loop if called.context.in_loop else None
             if loop is None:
@@ -47,7 +57,49 @@ class IdentityAux(Checker):
                     "callee": function.name.value,
                     "name": argument.value, "loop": f"{kind} at line {loop_line}", "type": cls, "attribute": attribute,
                     "held": made}, evidence=Evidence((again,), (same,)))
+                return True
+        return False
+
+    def _looped_elsewhere(self, function: cst.FunctionDef, decorator: cst.Decorator,
+                          held: dict[str, tuple[str, str, str]], positional: tuple[str, ...]) -> None:
+        """Report when the run's call records show ``function`` called in a loop of another module with another
+        object on each pass, or called by a function that hands it its own parameter and is called so."""
+        calls = self.index.call_sites()
+        for param, (cls, attribute, made) in held.items():
+            keys = _keys(param, positional)
+            for site in calls.get(f"{self.module_name}.{function.name.value}", ()):
+                text: str | None = None
+                if site.loop_kind is not None and site.module != self.module_name and keys & set(site.varying):
+                    text = (f"`{site.module}` calls `{function.name.value}` in a loop at line {site.line}, with "
+                            f"another `{param}` on each pass")
+                else:
+                    text = self._handed_on(site, keys, calls) if site.loop_kind is None else None
+                if text is None:
+                    continue
+                same = Reason("identity-aux", f"`{cls}` keeps `{attribute}` in its pytree aux data, a new `{made}` for "
+                                              f"each object, compared by identity: no object finds another's compile")
+                loop = f"a loop of `{site.module}`" if site.loop_kind is not None else \
+                    f"the loops that call `{site.caller.rsplit('.', 1)[-1]}`"
+                self.report(decorator, rules.IDENTITY_AUX, {
+                    "callee": function.name.value, "name": param, "loop": loop, "type": cls, "attribute": attribute,
+                    "held": made}, evidence=Evidence((Reason("called-in-loop", text),), (same,)))
                 return
+
+    def _handed_on(self, site: Site, keys: set[str], calls: Mapping[str, list[Site]]) -> str | None:
+        """The words for a call of the jitted function that passes the calling function's own parameter, where
+        some module calls that function in a loop with another value of it on each pass; None otherwise."""
+        passed = next((text for text in (site.text(key) for key in keys) if text is not None), None)
+        caller = f"{site.module}.{site.caller}"
+        facts = self.index.function(caller) if site.caller and "." not in site.caller else None
+        params = facts.get("params") if facts is not None else None
+        if passed is None or not isinstance(params, list) or passed not in params:
+            return None
+        outer_keys = _keys(passed, tuple(params))
+        for outer in calls.get(caller, ()):
+            if outer.loop_kind is not None and outer_keys & set(outer.varying):
+                return (f"`{site.caller}` hands its `{passed}` to it (`{site.module}`, line {site.line}), and `{outer.module}` "
+                        f"calls `{site.caller}` in a loop at line {outer.line}, with another `{passed}` on each pass")
+        return None
 
     def _held_by_params(self, function: cst.FunctionDef) -> dict[str, tuple[str, str, str]]:
         """Each parameter of ``function`` annotated with a class with identity-compared aux data: the class's name,
@@ -106,6 +158,11 @@ def _annotated_names(annotation: cst.BaseExpression) -> list[cst.BaseExpression]
                 found.extend(_annotated_names(element.slice.value))
         return found
     return []
+
+
+def _keys(param: str, positional: tuple[str, ...] | list[str]) -> set[str]:
+    """How a call record names the argument of ``param``: its keyword, and its position when it has one."""
+    return {param, *([str(list(positional).index(param))] if param in positional else [])}
 
 
 def _argument(call: cst.Call, positional: tuple[str, ...], param: str) -> cst.BaseExpression | None:
