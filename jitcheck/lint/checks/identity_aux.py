@@ -3,10 +3,12 @@
 jax keys a jit by its arguments' tree structure, aux data included, and compares aux data
 with ``==``. A class that keeps in its aux data an object of each instance's own, of a class
 compared by identity (``self.data = NodeData()``), is a new key for every instance. A module-level
-jitted function whose parameter is annotated with such a class, called in a loop on the
-loop's objects one after another, compiles once per object: the finding is reported at the
-jit's decorator, with the loop as its evidence. The class's facts come from the project
-index (:meth:`jitcheck.lint.index.ProjectIndex.identity_aux`), wherever it is defined.
+jitted function whose parameter is annotated with such a class, called in a loop with another
+object on each pass, compiles once per object: the finding is reported at the jit's decorator,
+with the loop as its evidence. The loop is this module's, another module's, or one that calls
+a function handing its own parameter on to the jit (both from the index's call records). The
+class's facts come from the project index (:meth:`jitcheck.lint.index.ProjectIndex.identity_aux`),
+wherever it is defined.
 """
 
 from __future__ import annotations
@@ -51,12 +53,10 @@ class IdentityAux(Checker):
                 loop_line, call_line = self.line_of(loop), self.line_of(called.node)
                 again = Reason("loop", f"line {call_line} calls `{function.name.value}` with each `{argument.value}` of "
                                        f"{kind} at line {loop_line}: another object on every iteration", loop_line)
-                same = Reason("identity-aux", f"`{cls}` keeps `{attribute}` in its pytree aux data, a new `{made}` for "
-                                              f"each object, compared by identity: no object finds another's compile")
                 self.report(decorator, rules.IDENTITY_AUX, {
                     "callee": function.name.value,
                     "name": argument.value, "loop": f"{kind} at line {loop_line}", "type": cls, "attribute": attribute,
-                    "held": made}, evidence=Evidence((again,), (same,)))
+                    "held": made}, evidence=Evidence((again,), (_kept(cls, attribute, made),)))
                 return True
         return False
 
@@ -76,13 +76,11 @@ class IdentityAux(Checker):
                     text = self._handed_on(site, keys, calls) if site.loop_kind is None else None
                 if text is None:
                     continue
-                same = Reason("identity-aux", f"`{cls}` keeps `{attribute}` in its pytree aux data, a new `{made}` for "
-                                              f"each object, compared by identity: no object finds another's compile")
                 loop = f"a loop of `{site.module}`" if site.loop_kind is not None else \
                     f"the loops that call `{site.caller.rsplit('.', 1)[-1]}`"
                 self.report(decorator, rules.IDENTITY_AUX, {
                     "callee": function.name.value, "name": param, "loop": loop, "type": cls, "attribute": attribute,
-                    "held": made}, evidence=Evidence((Reason("called-in-loop", text),), (same,)))
+                    "held": made}, evidence=Evidence((Reason("called-in-loop", text),), (_kept(cls, attribute, made),)))
                 return
 
     def _handed_on(self, site: Site, keys: set[str], calls: Mapping[str, list[Site]]) -> str | None:
@@ -128,6 +126,12 @@ class IdentityAux(Checker):
                 attribute, made = found[0]
                 return qualified.rsplit(".", 1)[-1], attribute, made
         return None
+
+
+def _kept(cls: str, attribute: str, made: str) -> Reason:
+    """Why every object is another key: the evidence that each call is the same computation compiled again."""
+    return Reason("identity-aux", f"`{cls}` keeps `{attribute}` in its pytree aux data, a new `{made}` for each object, "
+                                  f"compared by identity: no object finds another's compile")
 
 
 def annotated_with(function: cst.FunctionDef, classes: frozenset[str]) -> bool:
