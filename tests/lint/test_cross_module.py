@@ -22,6 +22,7 @@ import pytest
 
 from jitcheck.lint import config as config_module
 from jitcheck.lint.runner import Options, run
+from tests.lint.checks.support import CELL, CELL_AUX, CELL_CHILDREN, PAYLOAD, PAYLOAD_TREE
 
 COMPILE = "/jax/core/compile/backend_compile_duration"
 
@@ -370,23 +371,7 @@ _GATHER_LOOP = textwrap.dedent("""\
 """A ``use.py`` that calls ``make_gather`` on every pass of its loop and calls its product at once."""
 
 
-_CELLS = """\
-    import jax
-    class Payload:
-        def __init__(self):
-            self.values = None
-    class Cell:
-        def __init__(self, lo: float, hi: float):
-            self.lo, self.hi = lo, hi
-            self.payload = Payload()
-    def _flatten(cell):
-        return (), (cell.lo, cell.hi, cell.payload)
-    def _unflatten(aux, children):
-        cell = object.__new__(Cell)
-        cell.lo, cell.hi, cell.payload = aux
-        return cell
-    jax.tree_util.register_pytree_node(Cell, _flatten, _unflatten)
-"""
+_CELLS = "import jax\n" + PAYLOAD + CELL + CELL_AUX
 """A pytree class whose aux data holds its bounds and a payload of each cell's own, compared by identity."""
 
 _CELL_WIDTHS = """\
@@ -1529,12 +1514,7 @@ CASES: dict[str, Case] = {
         "cells.py": _CELLS, "ops.py": _CELL_OPS, "use.py": _cell_loop("measure(cells[0])"),
     }, [], 1, 1),
     "the same, the payload and the bounds among the children: one compile (the fix)": ({
-        "cells.py": _CELLS.replace("return (), (cell.lo, cell.hi, cell.payload)",
-                                   "return (cell.lo, cell.hi, cell.payload), None").replace(
-            "cell.lo, cell.hi, cell.payload = aux", "cell.lo, cell.hi, cell.payload = children").replace(
-            "jax.tree_util.register_pytree_node(Cell,",
-            "jax.tree_util.register_pytree_node(Payload, lambda p: ((), None), lambda aux, children: Payload())\n"
-            "    jax.tree_util.register_pytree_node(Cell,"),
+        "cells.py": "import jax\n" + PAYLOAD + PAYLOAD_TREE + CELL + CELL_CHILDREN,
         "use.py": _CELL_WIDTHS,
     }, [], 1, 1),
 }

@@ -118,3 +118,62 @@ def negative_test(cases: dict[str, str]) -> Callable[[str], None]:
         assert check(cases[name]) == []
 
     return test_true_negative
+
+
+PAYLOAD = """\
+class Payload:
+    def __init__(self):
+        self.values = None
+
+"""
+"""A plain class: its objects compare by identity (JC208's cases)."""
+
+PAYLOAD_TREE = """\
+jax.tree_util.register_pytree_node(Payload, lambda p: ((p.values,), None), lambda _, c: _payload(*c))
+
+def _payload(values):
+    payload = Payload()
+    payload.values = values
+    return payload
+
+"""
+"""The payload registered as a pytree: its values are leaves (JC208's help applied)."""
+
+CELL = """\
+class Cell:
+    def __init__(self, lo: float, hi: float):
+        self.lo = lo
+        self.hi = hi
+        self.payload = Payload()
+
+"""
+"""A class holding two bounds and a payload of each instance's own."""
+
+CELL_AUX = """\
+def _flatten(cell):
+    aux = (cell.lo, cell.hi, cell.payload)
+    return (), aux
+
+def _unflatten(aux, children):
+    cell = object.__new__(Cell)
+    cell.lo, cell.hi, cell.payload = aux
+    return cell
+
+jax.tree_util.register_pytree_node(Cell, _flatten, _unflatten)
+
+"""
+"""The cell registered with its bounds and its payload in its aux data: every cell is a new jit cache key."""
+
+CELL_CHILDREN = """\
+def _flatten(cell):
+    return (cell.lo, cell.hi, cell.payload), None
+
+def _unflatten(aux, children):
+    cell = object.__new__(Cell)
+    cell.lo, cell.hi, cell.payload = children
+    return cell
+
+jax.tree_util.register_pytree_node(Cell, _flatten, _unflatten)
+
+"""
+"""The cell registered as JC208's help says: the payload and the bounds among the children."""

@@ -11,68 +11,18 @@ from __future__ import annotations
 
 import pytest
 
-from tests.lint.checks.support import compiles_of, shown
+from tests.lint.checks.support import CELL, CELL_AUX, CELL_CHILDREN, PAYLOAD, PAYLOAD_TREE, compiles_of, shown
 
-CELLS = """\
-class Payload:
-    def __init__(self):
-        self.values = None
-
-class Cell:
-    def __init__(self, lo: float, hi: float):
-        self.lo = lo
-        self.hi = hi
-        self.payload = Payload()
-
-def _flatten(cell):
-    aux = (cell.lo, cell.hi, cell.payload)
-    return (), aux
-
-def _unflatten(aux, children):
-    cell = object.__new__(Cell)
-    cell.lo, cell.hi, cell.payload = aux
-    return cell
-
-jax.tree_util.register_pytree_node(Cell, _flatten, _unflatten)
-
+WIDTH = """\
 @jax.jit
 def width(cell: Cell):
     return jnp.asarray(cell.hi - cell.lo)
 """
+
+CELLS = PAYLOAD + CELL + CELL_AUX + WIDTH
 """A cell keeps its bounds and a payload of its own (compared by identity) in its aux data; its jit is line 22."""
 
-FIXED = """\
-class Payload:
-    def __init__(self):
-        self.values = None
-
-jax.tree_util.register_pytree_node(Payload, lambda p: ((p.values,), None), lambda _, c: _payload(*c))
-
-def _payload(values):
-    payload = Payload()
-    payload.values = values
-    return payload
-
-class Cell:
-    def __init__(self, lo: float, hi: float):
-        self.lo = lo
-        self.hi = hi
-        self.payload = Payload()
-
-def _flatten(cell):
-    return (cell.lo, cell.hi, cell.payload), None
-
-def _unflatten(aux, children):
-    cell = object.__new__(Cell)
-    cell.lo, cell.hi, cell.payload = children
-    return cell
-
-jax.tree_util.register_pytree_node(Cell, _flatten, _unflatten)
-
-@jax.jit
-def width(cell: Cell):
-    return jnp.asarray(cell.hi - cell.lo)
-"""
+FIXED = PAYLOAD + PAYLOAD_TREE + CELL + CELL_CHILDREN + WIDTH
 """The same cell written as JC208's help says: the payload (a pytree now) and the bounds among the children."""
 
 LOOPED = """
