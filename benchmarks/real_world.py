@@ -384,6 +384,10 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("gwkokab", "0.3.1"),
     ("cvxpylayers", "1.2.0"),
     ("gwfast", "1.1.2"),
+    # round 24 (5 December 2026, night), labelled blind
+    ("keras-hub", "0.32.0"),
+    ("flaxdiff", "0.2.11"),
+    ("treeo", "0.2.2"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
