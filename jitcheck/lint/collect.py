@@ -19,6 +19,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from jitcheck.lint import generators, names
+from jitcheck.lint.memos import attribute_memo, memo_return
 
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
@@ -71,6 +72,9 @@ class Frame:
     """The branches (``id`` of an ``if`` or ``match``, and which arm) the walk is inside, in this frame."""
     self_name: str | None = None
     method_of: cst.ClassDef | None = None
+    memo_after: cst.If | None = None
+    """A method's ``if self.fn is not None: return self.fn`` (:func:`memos.memo_return`): what follows runs once per
+    object."""
 
 
 @dataclasses.dataclass
@@ -212,6 +216,8 @@ class Collector(cst.CSTVisitor):
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()
         kind = type(original_node)
+        if kind is cst.If and self.frames[-1].memo_after is original_node:
+            self.frames[-1].memos += 1  # past the guard that hands back what the object keeps: once per object
         binds = _BINDER_TYPES.get(kind)
         if binds is None:  # isinstance against libcst's abstract classes is slow: answered once per node type
             binds = _BINDER_TYPES[kind] = issubclass(kind, _BINDERS)
@@ -296,6 +302,7 @@ class Collector(cst.CSTVisitor):
             if not static and params:
                 frame.self_name = params[0].name.value
                 frame.method_of = outer.node
+        frame.memo_after = memo_return(node, frame.self_name)
         self.frames.append(frame)
         node.body.visit(self)
         self.frames.pop()
@@ -405,7 +412,7 @@ class Collector(cst.CSTVisitor):
             and func.value.value in ("self", "cls") and func.attr.value in self.single_yield
 
     def _if(self, node: cst.If) -> bool:
-        memo = _memo_guard(node)
+        memo = _memo_guard(node) or int(attribute_memo(node, self.frames[-1].self_name))
         node.test.visit(self)
         arms = self.frames[-1].arms
         self.frames[-1].memos += memo
