@@ -388,6 +388,9 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("keras-hub", "0.32.0"),
     ("flaxdiff", "0.2.11"),
     ("treeo", "0.2.2"),
+    ("wcosmo", "0.7.1"),
+    ("cotengra", "0.8.3"),
+    ("jax-lorax", "0.3.1"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
