@@ -97,8 +97,8 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
         return Analysis(module, None, [])
     collector = collect(module, source, graph_constructors, jit_wrappers)
     if not collector.needs_scope and not any(
-            (cst.helpers.get_full_name_for_node(func) or "").rsplit(".", 1)[-1] in hints.static_jitted | hints.jit_factories
-            for func in collector.call_of_func) and not (hints.identity_aux and any(
+            (cst.helpers.get_full_name_for_node(func) or "").rsplit(".", 1)[-1]
+            in hints.static_jitted | hints.jit_factories | hints.jit_methods for func in collector.call_of_func) and not (hints.identity_aux and any(
             annotated_with(function, hints.identity_aux) for function, _, _ in collector.decorated)):
         return Analysis(module, None, [])
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)

@@ -341,6 +341,7 @@ def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) ->
     static_jits: dict[str, Any] = {}
     static_aliases: dict[str, str] = {}
     factories: dict[str, str] = {}
+    jit_methods: dict[str, Any] = {}
     for statement in node.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             method = _function(statement)
@@ -349,6 +350,9 @@ def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) ->
                 makers.append(statement.name)
             if method["kind"] == "method" and method.get("returns"):
                 factories[statement.name] = method["returns"]  # `def _make_rhs(self): ... return rhs`
+            if method["kind"] == "method" and _static_jit(method) and not method["jit"].get("all"):
+                # `@partial(jax.jit, static_argnums=(0, 7))` on a method: called on an instance elsewhere
+                jit_methods[statement.name] = {"params": method["params"], "jit": method["jit"]}
             if method["kind"] == "static" and _static_jit(method):
                 # `@staticmethod @partial(jax.jit, static_argnames=...)`: called as `Cls.name(...)`, its positions
                 # are the function's own
@@ -431,6 +435,8 @@ def _class(node: ast.ClassDef, walks: dict[int, list[ast.AST]] | None = None) ->
         facts["static_jits"] = static_jits
     if static_aliases:
         facts["static_aliases"] = static_aliases
+    if jit_methods:
+        facts["jit_methods"] = jit_methods  # jitted methods with static arguments, judged at calls on instances
     if factories:
         facts["factories"] = factories  # methods returning a function they define, anew on each call: what kind
     if node.decorator_list:
@@ -668,6 +674,9 @@ class Hints:
     jit_factories: frozenset[str] = frozenset()
     """Functions (by name) whose every call returns a new jitted function (``return jax.jit(inner)``), alone or
     as an item of a tuple: called where the product is used, each call compiles again."""
+    jit_methods: frozenset[str] = frozenset()
+    """Jitted methods (by name) with static arguments: a call ``obj.m(...)`` on an instance the analysis can type
+    has its static arguments judged there."""
     identity_aux: frozenset[str] = frozenset()
     """Classes (by name) whose pytree aux data holds an object of each instance's own that compares by identity
     (:meth:`ProjectIndex.identity_aux`): every instance is a new key of a jit that takes one."""
@@ -881,14 +890,14 @@ class ProjectIndex:
             base = self.extends
             if base is not None and not base[0]._may_name(base[1]):
                 known = base[0].hints()
-                factories, jitted, aliases, jitting, aux = self._module_hints([base[1]])
+                factories, jitted, aliases, jitting, methods, aux = self._module_hints([base[1]])
                 self._hints = Hints(known.factories | factories, known.static_jitted | jitted,
                                     tuple(sorted([*known.jit_aliases, *aliases])), known.jit_factories | jitting,
-                                    known.identity_aux | aux)
+                                    known.jit_methods | methods, known.identity_aux | aux)
             else:
-                factories, jitted, aliases, jitting, aux = self._module_hints(self.modules)
+                factories, jitted, aliases, jitting, methods, aux = self._module_hints(self.modules)
                 self._hints = Hints(frozenset(factories), frozenset(jitted), tuple(sorted(aliases)), frozenset(jitting),
-                                    frozenset(aux))
+                                    frozenset(methods), frozenset(aux))
         return self._hints
 
     def static_reach(self, module: str) -> StaticReach | None:
@@ -994,17 +1003,21 @@ class ProjectIndex:
             self._roots[name] = found
         return found
 
-    def _module_hints(self, modules: Iterable[str]) -> tuple[set[str], set[str], list[tuple[str, str]], set[str], set[str]]:
+    def _module_hints(self, modules: Iterable[str]
+                      ) -> tuple[set[str], set[str], list[tuple[str, str]], set[str], set[str], set[str]]:
         """The factories, the jitted functions with static arguments, the jit aliases, the factories of new jitted
-        functions and the classes with identity-compared aux data that ``modules`` define."""
+        functions, the jitted methods with static arguments and the classes with identity-compared aux data that
+        ``modules`` define."""
         factories: set[str] = set()
         jitted: set[str] = set()
         jitting: set[str] = set()
+        methods: set[str] = set()
         aux: set[str] = set()
         for module in modules:
             for name, held in self.modules[module]["classes"].items():
                 jitted.update(held.get("static_jits", ()))
                 jitted.update(held.get("static_aliases", ()))  # (a name the prefilter keeps: judged when asked)
+                methods.update(held.get("jit_methods", ()))
                 if "aux" in held and self.identity_aux(f"{module}.{name}"):
                     aux.add(name)
             for name, facts in self.modules[module]["functions"].items():
@@ -1022,7 +1035,7 @@ class ProjectIndex:
                 target = self.canonical(f"{module}.{name}")
                 if target in JIT_WRAPPERS:
                     aliases.append((f"{module}.{name}", target))
-        return factories, jitted, aliases, jitting, aux
+        return factories, jitted, aliases, jitting, methods, aux
 
     # -- modules ----------------------------------------------------------------
 

@@ -554,6 +554,9 @@ class _Judge:
                     call, (frozenset(range(len(call.args))), frozenset(k.arg for k in call.keywords if k.arg))) \
                     and self.static_callee(call.func):
                 yield call  # a jitted function of another module: its static positions are the analysis's to read
+            elif last in self.hints.jit_methods and isinstance(call.func, ast.Attribute) and self.static_call_bad(
+                    call, (frozenset(range(len(call.args))), frozenset(k.arg for k in call.keywords if k.arg))):
+                yield call  # a jitted method with static arguments, on a receiver the analysis may type
             elif last in self.graph:
                 yield call
             elif last in self.hints.jit_factories and _spelled(call.func) is not None and site.function is not None \
@@ -607,7 +610,8 @@ def _spellings(source: str, graph_constructors: Iterable[str], jit_wrappers: Ite
         jit_names |= frozenset(names.METHOD_WRAPPERS)
     graph_names = names.last_names((*names.NODE_CONSTRUCTORS, *names.GRAPH_CONSTRUCTORS, *graph_constructors))
     if not any(name in source for name in (*jit_names, *graph_names)) and not (
-            hints is not None and (_spells_any(source, hints.static_jitted) or _spells_any(source, hints.jit_factories))):
+            hints is not None and (_spells_any(source, hints.static_jitted) or _spells_any(source, hints.jit_factories)
+                                   or _spells_any(source, hints.jit_methods))):
         return None
     return jit_names, graph_names
 
@@ -715,7 +719,8 @@ def may_have_sites(source: str, graph_constructors: Iterable[str] = (), jit_wrap
     if static and reach is not None:
         static = _reachable(source, static, reach)
     making = hints.jit_factories.intersection(words) if hints is not None else frozenset()
-    starts = named | _aliases(source, named) | static | making
+    methods = hints.jit_methods.intersection(words) if hints is not None else frozenset()
+    starts = named | _aliases(source, named) | static | making | methods
     if _as_word(starts, r"(?=" + _TRIVIA + r"[(),])", source, words):
         return True
     return any(_as_word(starts, "", line, words) for line in _DECORATOR_LINE.findall(source))

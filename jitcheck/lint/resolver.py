@@ -473,6 +473,9 @@ class Resolver:
                     if found is not None:
                         return "instances", [found]
                     return "unknown", []
+                guarded = self.isinstance_guard(node, context)
+                if guarded is not None:
+                    return "instances", [guarded]
                 found_rows = self.row_receiver(node, context, depth)
                 return found_rows if found_rows[0] != "unknown" else self.argument_receiver(node, context, depth)
             if node is not None and node in self.c.annotations:
@@ -502,6 +505,27 @@ class Resolver:
                     return "stable", []  # a method or property read: not a receiver we follow further
             return "unknown", []
         return self.value_receiver(expr, context, depth)
+
+    def isinstance_guard(self, param: cst.Param, context: Context) -> ClassRef | None:
+        """The class a function's own top-level statements make its unannotated parameter an instance of before
+        anything else runs: ``if not isinstance(p, C): raise ...`` or ``assert isinstance(p, C)`` (one class
+        named, of this file or the index), as a type checker narrows it; None otherwise."""
+        function = self.param_owner(param, context)
+        if function is None or not isinstance(function.body, cst.IndentedBlock):
+            return None
+        name = param.name.value
+        for statement in function.body.body:
+            test: cst.BaseExpression | None = None
+            if isinstance(statement, cst.If) and statement.orelse is None and isinstance(statement.test, cst.UnaryOperation) \
+                    and isinstance(statement.test.operator, cst.Not) and _raises(statement.body):
+                test = statement.test.expression
+            elif isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+                    and isinstance(statement.body[0], cst.Assert):
+                test = statement.body[0].test
+            if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance" \
+                    and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name) and test.args[0].value.value == name:
+                return self.class_ref(test.args[1].value)
+        return None
 
     def method_owner(self, function: cst.FunctionDef) -> ClassInfo | None:
         """The class of this file whose method ``function`` is (its body defines it), or None for a function."""
@@ -778,6 +802,14 @@ class Resolver:
                                                            or facts["jit"].get("all")):
                 return facts, qualified
         return None
+
+
+def _raises(block: cst.BaseSuite) -> bool:
+    """True when ``block`` ends with a ``raise``."""
+    statements = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    last = statements[-1] if statements else None
+    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else ()
+    return bool(smalls) and isinstance(smalls[-1], cst.Raise)
 
 
 class _Returns(cst.CSTVisitor):

@@ -1841,3 +1841,36 @@ def test_a_jit_a_function_makes_for_itself_keys_what_it_hands_on_only_where_made
     assert forwarded.position(1) is None  # `init_val` is traced
     assert forwarded.to["body_fun"] == "argument 0 of the jit `bounded_loop` makes"
     assert ProjectIndex({"pkg.loops": summarize(conditional)}, installed=False).static_forward("pkg.loops.bounded_loop") is None
+
+
+def test_a_list_as_a_static_argument_of_another_modules_jitted_method_is_refused_by_jax_and_found(
+        importable: Path) -> None:
+    """The method's static spec comes from the index (the class's ``jit_methods``); the receiver is narrowed by an
+    ``isinstance`` guard that raises, as a type checker narrows it."""
+    write_package(importable, {
+        "images.py": """\
+            from functools import partial
+            import jax
+
+            class Image:
+                @partial(jax.jit, static_argnums=(0, 2))
+                def model(self, x, k=None):
+                    return x * len(k)
+        """,
+        "use.py": """\
+            from pkg.images import Image
+
+            def run(img=None):
+                img = Image() if img is None else img
+                return summary(img)
+
+            def summary(img):
+                if not isinstance(img, Image):
+                    raise TypeError("an Image")
+                return img.model(1.0, k=[[0]])
+        """,
+    })
+    assert findings(importable) == [("use.py", 10, "JC202")]
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        importlib.invalidate_caches()
+        importlib.import_module("pkg.use").run()

@@ -29,10 +29,12 @@ class JitSites(StaticArguments, IdentityAux):
 
     def imported_jit_calls(self) -> None:
         """Calls of jitted functions with static arguments that another module defines (known from the index)."""
-        for func, site in self.calls_named(self.index.hints().static_jitted):
+        hints = self.index.hints()
+        for func, site in self.calls_named(hints.static_jitted | hints.jit_methods):
             found = self.indexed_jit(func)
             if found is None:
-                self.forwarder_call(func, site)
+                if not self.indexed_method_call(func, site):
+                    self.forwarder_call(func, site)
                 continue
             facts, qualified = found
             spec_facts = facts["jit"]
@@ -169,6 +171,7 @@ class JitSites(StaticArguments, IdentityAux):
             if isinstance(scope, ClassScope):
                 if not every and isinstance(scope.node, cst.ClassDef):
                     self.method_static_calls(function, decorator, scope.node, spec)
+                    self.typed_method_calls(function, scope.node, spec)
                 return
             params = self.def_params(function)
             for called in self.calls_of(function):
@@ -207,6 +210,54 @@ class JitSites(StaticArguments, IdentityAux):
             params = params[1:]
         for called in self.c.self_calls.get((cls, function.name.value), ()):
             self.changing_calls(called.node, called.context, spec, params, function, decorator)
+
+    def typed_method_calls(self, function: cst.FunctionDef, cls: cst.ClassDef, spec: tuple[frozenset[int], frozenset[str]]
+                           ) -> None:
+        """The calls ``obj.m(...)`` this file makes of the jitted method ``m`` of ``cls`` on an object it knows to be
+        an instance of ``cls`` (annotated, built here, or narrowed by ``isinstance``): each static argument is
+        judged as a jitted function's would be (a list there makes jax refuse the call)."""
+        info = self.c.classes.get(cls)
+        if info is None:
+            return
+        shifted, params = self.bound_spec(spec, self.def_params(function),
+                                          self.class_method_kind(info, function.name.value, set()) == "static")
+        for func, site in self.calls_named(frozenset({function.name.value})):
+            if not isinstance(func, cst.Attribute) or isinstance(func.value, cst.Name) \
+                    and func.value.value in (site.context.self_name, "cls"):
+                continue  # `self.m(...)`: JC207's (method_static_calls)
+            tag, refs = self.receiver(func.value, site.context)
+            if tag == "instances" and refs and all(ref is info for ref in refs):
+                self.check_static_arguments(site.node, site.context, shifted, params,
+                                            f"{cls.name.value}.{function.name.value}")
+
+    def indexed_method_call(self, func: cst.BaseExpression, site: CallSite) -> bool:
+        """A call ``obj.m(...)`` of a jitted method with static arguments of another module's class, on an object
+        known to be its instance: its static arguments judged (True), else False."""
+        if not isinstance(func, cst.Attribute):
+            return False
+        tag, refs = self.receiver(func.value, site.context)
+        if tag != "instances" or len(refs) != 1 or not isinstance(refs[0], str):
+            return False
+        found = self.index.cls(refs[0])
+        method = found[1].get("jit_methods", {}).get(func.attr.value) if found is not None else None
+        if not isinstance(method, dict) or not isinstance(method.get("params"), list):
+            return False
+        spec = (frozenset(method["jit"].get("nums") or ()), frozenset(method["jit"].get("names") or ()))
+        shifted, params = self.bound_spec(spec, tuple(method["params"]), False)
+        self.check_static_arguments(site.node, site.context, shifted, params,
+                                    f"{refs[0].rsplit('.', 1)[-1]}.{func.attr.value}")
+        return True
+
+    @staticmethod
+    def bound_spec(spec: tuple[frozenset[int], frozenset[str]], params: tuple[str, ...], static: bool
+                   ) -> tuple[tuple[frozenset[int], frozenset[str]], tuple[str, ...]]:
+        """A method's static spec and parameters as a call on an instance binds them: the receiver is bound first,
+        so the positions shift by one and a static receiver's name drops out (a static method's stay)."""
+        if static:
+            return spec, params
+        nums, argnames = spec
+        shifted = (frozenset(n - 1 for n in nums if n >= 1), argnames | {params[n] for n in nums if 0 < n < len(params)})
+        return shifted, params[1:]
 
     def changing_calls(self, call: cst.Call, context: Context, spec: tuple[frozenset[int], frozenset[str]],
                        params: tuple[str, ...], function: cst.FunctionDef, decorator: cst.Decorator) -> None:
