@@ -203,11 +203,8 @@ class JitSites(StaticArguments, IdentityAux):
                             spec: tuple[frozenset[int], frozenset[str]]) -> None:
         """The calls ``self.m(...)`` (or ``cls.m(...)``) the class makes of its jitted method ``m``, for JC207: the
         receiver is bound first, so the call's positions are the method's shifted by one (a static method's not)."""
-        params = self.def_params(function)
-        if self.class_method_kind(self.c.classes.get(cls), function.name.value, set()) != "static":
-            nums, argnames = spec
-            spec = (frozenset(n - 1 for n in nums if n >= 1), argnames | {params[n] for n in nums if 0 <= n < len(params)})
-            params = params[1:]
+        spec, params = self.bound_spec(spec, self.def_params(function),
+                                       self.class_method_kind(self.c.classes.get(cls), function.name.value, set()) == "static")
         for called in self.c.self_calls.get((cls, function.name.value), ()):
             self.changing_calls(called.node, called.context, spec, params, function, decorator)
 
