@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Union
 
 from jitcheck.lint import names
-from jitcheck.lint.astwalk import children
+from jitcheck.lint.astwalk import children, walk
 from jitcheck.lint.collect import _ALIAS
 from jitcheck.lint.index import Hints, StaticReach, fresh_returns, python_tree
 
@@ -550,12 +550,11 @@ class _Judge:
             call = site.node
             assert isinstance(call, ast.Call)
             last = _last(call.func)
-            if last in self.hints.static_jitted and _spelled(call.func) is not None and self.static_call_bad(
-                    call, (frozenset(range(len(call.args))), frozenset(k.arg for k in call.keywords if k.arg))) \
-                    and self.static_callee(call.func):
+            if last in self.hints.static_jitted and _spelled(call.func) is not None \
+                    and self.static_call_bad(call, _every_argument(call)) and self.static_callee(call.func):
                 yield call  # a jitted function of another module: its static positions are the analysis's to read
-            elif last in self.hints.jit_methods and isinstance(call.func, ast.Attribute) and self.static_call_bad(
-                    call, (frozenset(range(len(call.args))), frozenset(k.arg for k in call.keywords if k.arg))):
+            elif last in self.hints.jit_methods and isinstance(call.func, ast.Attribute) \
+                    and self.static_call_bad(call, _every_argument(call)):
                 yield call  # a jitted method with static arguments, on a receiver the analysis may type
             elif last in self.graph:
                 yield call
@@ -888,13 +887,18 @@ def _judge(source: str, graph_constructors: Iterable[str], jit_wrappers: Iterabl
 
 
 
+def _every_argument(call: ast.Call) -> tuple[frozenset[int], frozenset[str]]:
+    """Every position and keyword ``call`` passes, as a static spec: the callee's real one is the analysis's to read."""
+    return frozenset(range(len(call.args))), frozenset(k.arg for k in call.keywords if k.arg)
+
+
 def _annotated_with(function: ast.FunctionDef | ast.AsyncFunctionDef, classes: frozenset[str]) -> bool:
     """True when a parameter's annotation of ``function`` names one of ``classes`` (by last name; in a union, an
     ``Optional`` or a string as well)."""
     for arg in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs):
         if arg.annotation is None:
             continue
-        for node in ast.walk(arg.annotation):
+        for node in walk(arg.annotation):
             if isinstance(node, ast.Name) and node.id in classes or isinstance(node, ast.Attribute) and node.attr in classes:
                 return True
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and _words(node.value) & classes:

@@ -13,6 +13,7 @@ import ast
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from jitcheck.lint.astwalk import children
 from jitcheck.lint.spelling import dotted
 
 _REGISTERS = frozenset({"register_pytree_node", "register_pytree_with_keys"})
@@ -111,7 +112,7 @@ def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[ast
         node = pending.pop()
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            pending.extend(ast.iter_child_nodes(node))
+            pending.extend(children(node))
 
 
 def _bound_once(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:

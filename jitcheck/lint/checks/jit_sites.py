@@ -42,8 +42,7 @@ class JitSites(StaticArguments, IdentityAux):
             params = facts.get("params")
             known = tuple(params) if isinstance(params, list) else None
             every = bool(spec_facts.get("all"))
-            spec = every_argument(known) if every else \
-                (frozenset(spec_facts.get("nums") or ()), frozenset(spec_facts.get("names") or ()))
+            spec = every_argument(known) if every else _spec_of(spec_facts)
             self.check_static_arguments(site.node, site.context, spec, known, snippet(self.module, func, 40), every=every)
 
     def calls_named(self, wanted: frozenset[str]) -> Iterator[tuple[cst.BaseExpression, CallSite]]:
@@ -239,8 +238,7 @@ class JitSites(StaticArguments, IdentityAux):
         method = found[1].get("jit_methods", {}).get(func.attr.value) if found is not None else None
         if not isinstance(method, dict) or not isinstance(method.get("params"), list):
             return False
-        spec = (frozenset(method["jit"].get("nums") or ()), frozenset(method["jit"].get("names") or ()))
-        shifted, params = self.bound_spec(spec, tuple(method["params"]), False)
+        shifted, params = self.bound_spec(_spec_of(method["jit"]), tuple(method["params"]), False)
         self.check_static_arguments(site.node, site.context, shifted, params,
                                     f"{refs[0].rsplit('.', 1)[-1]}.{func.attr.value}")
         return True
@@ -264,3 +262,9 @@ class JitSites(StaticArguments, IdentityAux):
             label = f"static argument `{param}`" if param is not None else f"static argument {key}"
             self.changing_static(value, f"{label} of `{function.name.value}`", param, call, context, function,
                                  function.name.value, decorator)
+
+
+def _spec_of(jit: dict[str, object]) -> tuple[frozenset[int], frozenset[str]]:
+    """The static positions and names of a jit the index records (``{"nums": [...], "names": [...]}``)."""
+    nums, argnames = jit.get("nums"), jit.get("names")
+    return frozenset(nums if isinstance(nums, list) else ()), frozenset(argnames if isinstance(argnames, list) else ())
