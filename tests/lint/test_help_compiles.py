@@ -18,6 +18,7 @@ import jax
 import pytest
 
 from jitcheck.lint.check import Settings, check_source, check_text
+from tests.lint.checks.support import DECAY_FACTORY
 
 HEADER = """\
 import functools
@@ -48,15 +49,7 @@ class Model:
 FIX = "fix"
 """The fixed source is the static pass's own ``--fix`` (unsafe fixes included)."""
 
-_DECAY = textwrap.dedent("""\
-    class Decay:
-        def __init__(self, rate):
-            self.rate = rate
-        def _make_rhs(self):
-            rate = self.rate
-            def rhs(v):
-                return -rate * v
-            return rhs
+_DECAY = DECAY_FACTORY + textwrap.dedent("""\
         def step(self, x):
             rhs = self._make_rhs()
             return apply_jit(x, rhs)

@@ -177,3 +177,20 @@ jax.tree_util.register_pytree_node(Cell, _flatten, _unflatten)
 
 """
 """The cell registered as JC208's help says: the payload and the bounds among the children."""
+
+DECAY_FACTORY = """\
+class Decay:
+    def __init__(self, rate):
+        self.rate = rate
+
+    def _make_rhs(self):
+        rate = self.rate
+
+        def rhs(v):
+            return -rate * v
+
+        return rhs
+
+"""
+"""A class whose method ``_make_rhs`` returns a new function on every call (JC703's method factory); a method
+using it follows."""

@@ -7,7 +7,7 @@ one build over a loop of their own. jax's compile count decides every case here.
 
 from __future__ import annotations
 
-from tests.lint.checks.support import check, compiles_of, shown
+from tests.lint.checks.support import DECAY_FACTORY, check, compiles_of, shown
 
 FACTORIES = """\
 import collections
@@ -185,19 +185,7 @@ def test_a_driver_that_builds_from_constants_and_runs_again_is_reported() -> Non
     assert compiles_of(DRIVER_HOISTED, f"refit({XS})", "init") == 1
 
 
-METHOD_FACTORY = """\
-class Decay:
-    def __init__(self, rate):
-        self.rate = rate
-
-    def _make_rhs(self):
-        rate = self.rate
-
-        def rhs(v):
-            return -rate * v
-
-        return rhs
-
+METHOD_FACTORY = DECAY_FACTORY + """\
     def evolve(self, x):
         return jax.jit(self._make_rhs())(x)
 
