@@ -434,6 +434,11 @@ class Frequency(Resolver):
             return True
         if len(sites) == 1:
             return self.repeated(sites[0].context)
+        unamortised = [site for site in sites if not self.amortised(site)]
+        if len(unamortised) == 1 and self.repeated(unamortised[0].context):
+            # `verlet_step(...)` calls `make_step(...)(n, v)` at once, beside a driver that builds the step once and
+            # loops over it: the driver's build is amortised, the other one compiles on every call of its function.
+            return True
         # Two drivers that each build the product once and use it over a loop of their own (`pso`, `mcmc`) compile
         # it once per run each, unless a driver is shown to run again (a guess that it does is not evidence here).
         return any(self.driver_again(site.context) for site in sites) or \
@@ -443,11 +448,20 @@ class Frequency(Resolver):
         """The call sites of the factory ``function`` that use its product, when every one of them is a driver that
         amortises its one build over a loop of its own or an object that keeps it (:meth:`amortised`); empty
         otherwise. Such a product is rebuilt only when a driver runs again."""
-        if not (self.returns_closure(function) or any(isinstance(v, cst.Call) and _constructor(v)
-                                                      for v in returned_values(function))):
-            return []
-        sites = self.product_sites(function, context)
+        sites = self.product_sites(function, context) if self.makes_product(function) else []
         return sites if sites and all(self.amortised(site) for site in sites) else []
+
+    def amortised_sites(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
+        """The call sites of the factory ``function`` that build its product once and use it over a loop of their
+        own, or hand it to an object that keeps it (:meth:`amortised`): none of them builds it again."""
+        if not self.makes_product(function):
+            return []
+        return [site for site in self.product_sites(function, context) if self.amortised(site)]
+
+    def makes_product(self, function: cst.FunctionDef) -> bool:
+        """True when ``function`` returns a function it defines, or an object it builds (``return Model(init, apply)``)."""
+        return self.returns_closure(function) or any(isinstance(v, cst.Call) and _constructor(v)
+                                                     for v in returned_values(function))
 
     def product_sites(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
         """The call sites of the factory ``function`` here that use its product where they make it (:meth:`product_used`)."""

@@ -60,7 +60,9 @@ class Repetition(Frequency):
             outer = self.again(site.context, depth + 1)
             reason = Reason("called-from", f"`{name}` is called at line {line}, from `{site.context.function_name}`", line)
             return dataclasses.replace(outer, again=(reason, *outer.again))
-        sites = self.callers(function, context)
+        amortised = self.amortised_sites(function, context)
+        # A driver that builds the product once for its own loop does not build it again: only the other sites count.
+        sites = [site for site in self.callers(function, context) if site not in amortised]
         looping = [site for site in sites if site.context.in_loop]
         if looping:
             line = self.line_of(looping[0].node)

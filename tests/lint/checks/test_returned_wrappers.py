@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
+from jitcheck.lint.check import check_source
 from jitcheck.lint.prefilter import possible
 from tests.lint.checks.support import HEADER, check, compiles_of, shown
 
@@ -191,3 +192,37 @@ def test_a_jit_returned_with_what_goes_with_it_and_unpacked_where_made_is_report
     hoisted = WITH_ITS_INDICES.replace("    return [kept(x) for x in xs]",
                                        "    fn, _ = make_gather((1, 0, 1))\n    return [fn(x) for x in xs]")
     assert shown(hoisted) == [] and compiles_of(hoisted, f"run({XS})", "gather") == 1
+
+
+BESIDE_A_DRIVER = """\
+def make_step(dt):
+    @jax.jit
+    def step(x):
+        return x - dt * x
+    return step
+
+
+def advance(x, dt):
+    return make_step(dt)(x)
+
+
+def evolve(x, dt, n):
+    step = make_step(dt)
+    for _ in range(n):
+        x = step(x)
+    return x
+"""
+
+
+def test_a_product_used_at_once_beside_a_driver_that_builds_it_once_is_a_guess_on_its_own_caller() -> None:
+    # `evolve` builds the step once for its loop (amortised); `advance` builds it on every call and calls it at once.
+    # Only `advance` builds it again, and only if it is called again: a public function, so a guess (--preview),
+    # where the driver's one build does not count as a second call site that can run.
+    line = line_of(BESIDE_A_DRIVER, "    @jax.jit")
+    assert (line, "JC105") in check(BESIDE_A_DRIVER)
+    assert shown(BESIDE_A_DRIVER) == []
+    assert compiles_of(BESIDE_A_DRIVER, "[advance(x, 0.1) for x in " + XS + "]", "step") == 3
+    assert compiles_of(BESIDE_A_DRIVER, "evolve(jnp.ones((2, 3)), 0.1, 3)", "step") == 1
+    (finding,) = check_source(HEADER + textwrap.dedent(BESIDE_A_DRIVER), "module.py")
+    assert finding.evidence.again[0].text.endswith("from `advance`")
+    assert finding.evidence.unproven == ("that `advance` is called more than once: its callers are not in this file",)
