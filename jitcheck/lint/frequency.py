@@ -420,10 +420,32 @@ class Frequency(Resolver):
             # A public driver: reported, on the guess that users call it again (preview). A wrapper used only by
             # closures of the building function lives on in what it returns or stores (`NeighborFns(allocate, update)`):
             # callers elsewhere that call it again may keep each product, which their records do not show.
-            if not direct and isinstance(built.function, cst.FunctionDef) and self.elsewhere(built.function, built) is not None:
+            if not direct and isinstance(built.function, cst.FunctionDef) and self.elsewhere(built.function, built) is not None \
+                    and self.outlived(calls, built.function):
                 return self.repeated(built, functions_are_api=False, across=False)
             return self.repeated(built)
         return True
+
+    def outlived(self, calls: list[CallSite], function: cst.FunctionDef) -> bool:
+        """True when a closure of ``function`` holding one of ``calls`` may outlive a call of ``function``: returned,
+        stored, put in a container or handed to a constructor. A closure only called there, or handed to a call
+        (`minimize(objective, x0)`), is done with when ``function`` returns: its wrapper is built again by each call."""
+        for site in calls:
+            holder = site.context.function
+            for _ in range(32):
+                defined = self.c.defs.get(holder) if holder is not None else None
+                if defined is None or defined.function is function:
+                    break
+                holder = defined.function
+            if not isinstance(holder, cst.FunctionDef) or holder is function or holder in self.returned_closures(function):
+                return True
+            for assignment in self.assignments_of(holder):
+                for access in getattr(assignment, "references", ()):
+                    handed = self.c.passed.get(access.node)
+                    if access.node in self.c.call_of_func or handed is not None and not _constructor(handed.node):
+                        continue
+                    return True
+        return False
 
     def product_repeated(self, function: cst.FunctionDef, built: Context) -> bool:
         """True when the factory ``function``'s callers here use its product where they make it (:meth:`product_used`)

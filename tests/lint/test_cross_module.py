@@ -371,6 +371,35 @@ _GATHER_LOOP = textwrap.dedent("""\
 """A ``use.py`` that calls ``make_gather`` on every pass of its loop and calls its product at once."""
 
 
+_DESCENT = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    def _loss(w, x):
+        return jnp.sum((x * w) ** 2)
+    def _descend(fn, w):
+        for _ in range(3):
+            _, g = fn(w)
+            w = w - 0.1 * np.asarray(g)
+        return w
+    def fit(w, x):
+        step = jax.jit(jax.value_and_grad(_loss))
+        def objective(v):
+            return step(v, x)
+        return _descend(objective, w)
+    """)
+"""jaxlogit's ``_minimize``: a jit built on each call and used by a closure handed to a solver, which calls it again
+and again during that call only. The closure dies with the call, so each call of ``fit`` builds the jit again."""
+
+_DESCENT_LOOP = textwrap.dedent("""\
+    import numpy as np
+    from pkg.ops import fit
+    def run():
+        x = np.ones(3, np.float32)
+        for _ in range(3):
+            fit(np.zeros(3, np.float32), x)
+    """)
+
 _CELLS = "import jax\n" + PAYLOAD + CELL + CELL_AUX
 """A pytree class whose aux data holds its bounds and a payload of each cell's own, compared by identity."""
 
@@ -487,6 +516,16 @@ CASES: dict[str, Case] = {
         "ops.py": _GATHERS,
         "use.py": _GATHER_LOOP.replace("    for _ in range(3):\n        fn, kept = make_gather((1, 0, 1))\n",
                                        "    fn, kept = make_gather((1, 0, 1))\n    for _ in range(3):\n"),
+    }, [], 1, 1),
+    # -- a wrapper used by a closure that dies with the call -----------------------------------------
+    "a jit used by a closure handed to a solver, in a function another module calls in a loop": ({
+        "ops.py": _DESCENT,
+        "use.py": _DESCENT_LOOP,
+    }, [("ops.py", 12, "JC701")], 3, 1),
+    "the same jit built once at module level: one compile (the fix)": ({
+        "ops.py": _DESCENT.replace("def fit(w, x):\n    step = jax.jit(jax.value_and_grad(_loss))\n",
+                                   "step = jax.jit(jax.value_and_grad(_loss))\ndef fit(w, x):\n"),
+        "use.py": _DESCENT_LOOP,
     }, [], 1, 1),
     # -- a loop that runs again only after a failure -------------------------------------------------
     "a retry loop that rebuilds its jit after an out-of-memory failure: one attempt succeeds": ({
