@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from jitcheck.lint.astwalk import children, walk
+from jitcheck.lint.names import NOT_LIBRARY, ONCE_FUNCTIONS
 from jitcheck.lint.spelling import annotation_name
 from jitcheck.lint.spelling import dotted as _dotted
 
@@ -383,6 +384,20 @@ class _Recorder:
         """For each of those its function calls in a loop: the first such loop, and the branches around the call."""
         self.aliases: dict[str, str] = {}
         """Local names bound to a function of the run in the function walked (``f = helper``), as it is spelled."""
+        self.handed: set[int] = set()
+        """The calls (by ``id``) walked since the last :meth:`settle` whose result is called at once or handed to a call."""
+        self.name_uses: tuple[set[str], set[str]] = (set(), set())
+        """The names called or handed to a call since the last :meth:`settle`: outside any loop, and in one."""
+        self.pending: list[tuple[list[Any], list[str] | None, bool]] = []
+        """Records whose product may be used where it is made (:meth:`settle` decides): the record, the names its
+        result is bound to (None: called at once or handed to a call), and whether it is made in a loop."""
+        self.binding: tuple[int, list[str], bool] | None = None
+        """The call of the statement walked whose result the statement binds to names (by ``id``), those names, and
+        whether the statement is in a loop."""
+        self.own_defs: set[str] = set()
+        self.returns_own = False
+        """Whether the code walked since the last :meth:`settle` returns a lambda or a function it defines (a factory
+        of factories keeps what it builds in its own product: nothing it makes is used where it is made)."""
         self.carried: set[str] = set()
         """The names the statement walked binds (``x = self.step(x)``): an argument of its call that reads only
         them, changing in a loop, is the loop's carried state (same shapes each pass), not a new configuration."""
@@ -411,7 +426,12 @@ class _Recorder:
         return None
 
     def module(self, tree: ast.Module) -> list[list[Any]]:
-        self.body(tree.body, "", _NO_NAMES, {}, None, None, None, ())
+        types: dict[str, str] = {}
+        for statement in tree.body:
+            # Settled statement by statement, as the editor summarizes a module: a product one top-level statement
+            # makes and another uses is built once per run of the module anyway.
+            self.statement(statement, "", _NO_NAMES, types, None, None, None, ())
+            self.settle()
         named: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, str | None]] = []
         for statement in tree.body:
             if isinstance(statement, ast.ClassDef):
@@ -463,6 +483,25 @@ class _Recorder:
             own = {a.arg for a in (*inner.args.posonlyargs, *inner.args.args, *inner.args.kwonlyargs)}
             self.body(inner.body, caller, _stored_later((), derived, frozenset(own)), dict(types), self_name, cls,
                       (loop[0], loop[1], _stored_later((), loop[2], frozenset(own))), arms)
+        self.settle()
+
+    def settle(self) -> None:
+        """Marks (``~used=1``) the records, made since the last call, of calls whose result the code walked uses where
+        it makes it, as a factory's product is when it is rebuilt on every run of that code: called at once
+        (``make(...)(x)``), handed to a call (``minimize(make(), x0)``), or bound to names (``f, g = make(y)``) that
+        the code calls or hands to a call (in a loop only when it is built in one). A product built before a loop and
+        used only in it serves every pass of that loop (a driver's one build), one stored in an attribute or an item
+        is kept, and one returned is judged where the function returning it is called: none is marked."""
+        if not self.returns_own:
+            outside, inside = self.name_uses
+            for record, bound, looped in self.pending:
+                if bound is None or outside.intersection(bound) or looped and inside.intersection(bound):
+                    record[6].append("~used=1")
+        self.handed = set()
+        self.name_uses = (set(), set())
+        self.pending = []
+        self.own_defs = set()
+        self.returns_own = False
 
     def local_class(self, node: ast.ClassDef, types: Mapping[str, str], self_name: str | None, cls: str | None) -> None:
         """Note a class defined in a function when one of its bases is the run's (the first such base is kept:
@@ -489,7 +528,20 @@ class _Recorder:
             self.history.append((_changed(node), frozenset(n for h in header for n in _names_read(h)), header))
         self.carried = _names_stored(node.targets if isinstance(node, ast.Assign) else [node.target]) \
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) else set()
+        self.binding = None
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            items = targets[0].elts if len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List)) else targets
+            if len(targets) == 1 and all(isinstance(item, ast.Name) for item in items):
+                self.binding = (id(node.value), [item.id for item in items if isinstance(item, ast.Name)], loop is not None)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.own_defs.add(node.name)
+        elif isinstance(node, ast.Return) and node.value is not None:
+            returned = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            self.returns_own |= any(isinstance(item, ast.Lambda) or isinstance(item, ast.Name) and item.id in self.own_defs
+                                    for item in returned)
         self.walked(node, caller, params, types, self_name, cls, loop, arms)
+        self.binding = None
         self.carried = set()
         if self.history is not None and not isinstance(node, (*_COMPOUND, ast.FunctionDef, ast.AsyncFunctionDef,
                                                                ast.ClassDef)):
@@ -644,11 +696,28 @@ class _Recorder:
                         stack.append((generator.iter, inner))  # the first iterable is evaluated once, before the loop
                 continue
             if isinstance(current, ast.Call):
+                self.note_uses(current, around is not None)
                 self.record(current, caller, params, types, self_name, cls, around, arms)
                 mapped = self.mapped(current, around)
                 if mapped is not None:
                     self.record(mapped[0], caller, params, types, self_name, cls, mapped[1], arms)
             stack.extend((child, around) for child in children(current))
+
+    def note_uses(self, call: ast.Call, looped: bool) -> None:
+        """Notes what ``call`` uses where it stands: a call whose result it calls or is handed (:attr:`handed`), and the
+        names it calls or is handed (:attr:`name_uses`, in a loop or not)."""
+        names = self.name_uses[1] if looped else self.name_uses[0]
+        func = call.func
+        if isinstance(func, ast.Call):
+            self.handed.add(id(func))
+        elif isinstance(func, ast.Name):
+            names.add(func.id)
+        for value in (*call.args, *(k.value for k in call.keywords)):
+            value = value.value if isinstance(value, ast.Starred) else value
+            if isinstance(value, ast.Call):
+                self.handed.add(id(value))
+            elif isinstance(value, ast.Name):
+                names.add(value.id)
 
     def mapped(self, call: ast.Call, around: _Loop | None
                ) -> tuple[ast.Call, _Loop] | None:
@@ -705,8 +774,15 @@ class _Recorder:
                                                                                     for node in nodes for n in walk(node))
                                             for changed, _, nodes in self.history):
                 texts.append("~fresh=self")  # a receiver this test builds (`m = Model(...)`): another object in each test
-        self.records.append([spelled, call.lineno, caller, [loop[0], loop[1]] if loop is not None else None,
-                             sorted(set(varying)), sorted(set(reading)), texts, list(arms)])
+        row = [spelled, call.lineno, caller, [loop[0], loop[1]] if loop is not None else None,
+               sorted(set(varying)), sorted(set(reading)), texts, list(arms)]
+        self.records.append(row)
+        # Whether its result (a factory's product) is used where it is made: decided by `settle`, once the code using
+        # it has been walked.
+        if id(call) in self.handed:
+            self.pending.append((row, None, False))
+        elif self.binding is not None and self.binding[0] == id(call):
+            self.pending.append((row, self.binding[1], self.binding[2]))
 
 
 _EXPRESSIONS_HANDLED = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Call})
@@ -940,7 +1016,24 @@ def _passed(site: Site, alternatives: tuple[str, ...]) -> str | None:
     return None if site.text("*") is not None else ""
 
 
-def _place(index: ProjectIndex, site: Site) -> str:
+def public_caller(index: ProjectIndex, site: Site) -> bool:
+    """True when the function making the call ``site`` is public API a user may call again and again: neither
+    module level nor a test (each runs once), nor private (``_helper``, ``Cls._m``, in a ``_private`` module), nor
+    in a script, an example or a notebook (what runs there, its own code runs)."""
+    if not site.caller or site.caller == _UNKNOWN_CALLER:
+        return False
+    parts = [*site.module.split("."), *site.caller.split(".")]
+    last = site.module.rsplit(".", 1)[-1]
+    path = index.paths.get(site.module)
+    folders = set(os.path.normpath(path).split(os.sep)[:-1]) if path is not None else set(parts[:-1])
+    return not any(part.startswith("_") and not part.startswith("__") for part in parts) and \
+        not site.caller.rsplit(".", 1)[-1].startswith("test") and not last.startswith("test") and \
+        not last.endswith("_test") and not (folders | set(parts[:-1])) & NOT_LIBRARY and \
+        site.caller.rsplit(".", 1)[-1] not in ONCE_FUNCTIONS
+
+
+def place(index: ProjectIndex, site: Site) -> str:
+    """Where ``site`` is, as a finding names it: its file (relative to the working folder when under it) and line."""
     path = index.paths.get(site.module)
     if path is not None:
         try:
@@ -994,19 +1087,23 @@ def _inherited_self_calls(index: ProjectIndex, qualified: str) -> list[Site]:
 
 
 def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
-                       seen: frozenset[str] = frozenset()) -> Elsewhere | None:
+                       seen: frozenset[str] = frozenset(), product: bool = False) -> Elsewhere | None:
     """The evidence, from the run's call records, that the function ``qualified`` runs more than once: a call in
     a loop, two calls in one function that can both run, or a call from a function that itself runs more than
-    once (by the same evidence, three levels at most). None when the records show no repetition."""
+    once (by the same evidence, three levels at most). None when the records show no repetition. ``product``: the
+    function is a factory, and only the calls that use its product where they make it count (a product kept, or
+    built once for a loop of the caller's own, is not built again)."""
     if depth > 3 or qualified in seen:
         return None
     sites = index.call_sites().get(qualified, []) + _inherited_self_calls(index, qualified)
+    if product:
+        sites = [site for site in sites if site.text("~used")]
     if not sites:
         return None
     name = qualified.rsplit(".", 1)[-1]
     # A loop that passes the same arguments on each pass first: another may hand in a new object each time.
     for site in sorted((s for s in sites if s.loop_kind is not None), key=lambda s: bool(s.varying)):
-        return Elsewhere((site,), f"`{name}` is called in a loop at {_place(index, site)}")
+        return Elsewhere((site,), f"`{name}` is called in a loop at {place(index, site)}")
     by_caller: dict[tuple[str, str], list[Site]] = {}
     for site in sites:
         by_caller.setdefault((site.module, site.caller), []).append(site)
@@ -1018,21 +1115,23 @@ def repeated_elsewhere(index: ProjectIndex, qualified: str, depth: int = 0,
             if not any(site.exclusive(other) for other in kept):
                 kept.append(site)
         if len(kept) >= 2:
-            where = ", ".join(_place(index, s) for s in kept[:3])
+            where = ", ".join(place(index, s) for s in kept[:3])
             return Elsewhere(tuple(kept), f"`{name}` is called at {where}, which can all run")
     alike: dict[tuple[str, ...], list[Site]] = {}
-    for test in _test_callers(sites):  # tests making the same call, built the same way (others may vary it)
+    # Tests making the same call, built the same way (others may vary it); not a factory's: each test building the
+    # product it uses is a helper run once per test.
+    for test in _test_callers(sites) if not product else ():
         alike.setdefault(tuple(sorted(test.texts)), []).append(test)
     tests = max(alike.values(), key=len, default=[])
     if len(tests) >= 2:
-        where = ", ".join(f"`{s.caller}` ({_place(index, s)})" for s in tests[:3])
+        where = ", ".join(f"`{s.caller}` ({place(index, s)})" for s in tests[:3])
         return Elsewhere(tuple(tests), f"`{name}` is called by the tests {where}, which one test session all runs")
     for site in sites:
         if not site.caller or site.caller == _UNKNOWN_CALLER:
             continue
         outer = repeated_elsewhere(index, f"{site.module}.{site.caller}", depth + 1, seen | {qualified})
         if outer is not None:
-            words = f"`{name}` is called at {_place(index, site)}, from `{site.caller}`; {outer.words}"
+            words = f"`{name}` is called at {place(index, site)}, from `{site.caller}`; {outer.words}"
             moved = outer.moved if outer.chain else any(
                 s.loop_kind is not None and set(s.varying) - {t.partition("=")[2] for t in s.texts if t.startswith("~carried=")}
                 for s in outer.sites) and index.passes_parameters_on(site.module, site.caller)
@@ -1069,5 +1168,5 @@ def _one_item(iterable: ast.expr) -> bool:
         and not isinstance(iterable.elts[0], ast.Starred)
 
 
-__all__ = ["Elsewhere", "Site", "call_records", "call_sites", "items_kind", "reached", "repeated_elsewhere", "retries",
-           "selected_names"]
+__all__ = ["Elsewhere", "Site", "call_records", "call_sites", "items_kind", "place", "public_caller", "reached",
+           "repeated_elsewhere", "retries", "selected_names"]

@@ -17,15 +17,11 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from jitcheck.lint import names
-from jitcheck.lint.callers import Elsewhere, repeated_elsewhere
+from jitcheck.lint.callers import Elsewhere, Site, public_caller, repeated_elsewhere
 from jitcheck.lint.collect import CallSite, ClassInfo, Context
 from jitcheck.lint.positions import Span, ranges_of
 from jitcheck.lint.resolver import Resolver, param_names, returned_values
 
-_NOT_LIBRARY = frozenset({
-    "test", "tests", "testing", "example", "examples", "doc", "docs", "benchmark", "benchmarks", "script", "scripts",
-    "application", "applications", "demo", "demos", "notebook", "notebooks", "tutorial", "tutorials", "experiments",
-})
 _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
 
 
@@ -56,7 +52,7 @@ class Frequency(Resolver):
         if cached is None:
             parts = [p.lower() for p in re.split(r"[\\/]", self.path or "")]
             name = parts[-1] if parts else ""
-            cached = not (set(parts[:-1]) & _NOT_LIBRARY or name.startswith("test_") or name.endswith("_test.py")
+            cached = not (set(parts[:-1]) & names.NOT_LIBRARY or name.startswith("test_") or name.endswith("_test.py")
                           or name == "conftest.py" or _MAIN_GUARD.search(self._source()))
             self._library = cached
         return bool(cached)
@@ -209,9 +205,11 @@ class Frequency(Resolver):
 
     def elsewhere(self, function: cst.FunctionDef, context: Context) -> Elsewhere | None:
         """What the run's call records (:mod:`~jitcheck.lint.callers`) show of a module-level function or a
-        method of a module-level class called again and again, from any module: None when they show nothing."""
-        cache: dict[int, Elsewhere | None] = self.__dict__.setdefault("_elsewhere", {})
-        if id(function) not in cache:
+        method of a module-level class called again and again, from any module: None when they show nothing. For a
+        factory whose product other modules use where they make it, only such calls count."""
+        product = self.judged_as_factory(function) and bool(self.product_elsewhere(function, context))
+        cache: dict[tuple[int, bool], Elsewhere | None] = self.__dict__.setdefault("_elsewhere", {})
+        if (id(function), product) not in cache:
             found: Elsewhere | None = None
             defined = self.c.defs.get(function)
             cls = context.method_of
@@ -221,9 +219,31 @@ class Frequency(Resolver):
             if defined is not None and defined.function is None and (
                     cls is None or self.c.class_names.get(cls.name.value) is cls):
                 owner = f"{self.module_name}.{cls.name.value}" if cls is not None else self.module_name
-                found = repeated_elsewhere(self.index, f"{owner}.{function.name.value}")
-            cache[id(function)] = found
-        return cache[id(function)]
+                # A factory whose product other modules use where they make it: only those calls build it again.
+                found = repeated_elsewhere(self.index, f"{owner}.{function.name.value}", product=product)
+            cache[(id(function), product)] = found
+        return cache[(id(function), product)]
+
+    def judged_as_factory(self, function: cst.FunctionDef) -> bool:
+        """True when a wrapper ``function`` builds has been judged as its product (:meth:`product_repeated`): its
+        repetition is that of the calls that use the product where they make it, not of every call."""
+        return id(function) in self.__dict__.get("_factories", ())
+
+    def product_elsewhere(self, function: cst.FunctionDef, context: Context) -> list[Site]:
+        """The calls other modules of the run make of the factory ``function`` (module level, or a method of a
+        module-level class) that use its product where they make it (the index's mark, :func:`~jitcheck.lint.
+        callers._Recorder.settle`): each of them builds a new product, with an empty cache, every time it runs."""
+        defined = self.c.defs.get(function)
+        cls = context.method_of
+        if defined is None or defined.function is not None or (cls is not None and self.c.class_names.get(cls.name.value) is not cls):
+            return []
+        owner = f"{self.module_name}.{cls.name.value}" if cls is not None else self.module_name
+        qualified = f"{owner}.{function.name.value}"
+        facts = self.index.function(qualified)
+        if facts is not None and facts.get("transform"):
+            return []  # it jits what its callers hand it (`forward_laplacian(fn)`): judged at their calls (JC703)
+        return [site for site in self.index.call_sites().get(qualified, ())
+                if site.module != self.module_name and site.text("~used")]
 
     def called_in_other_loops(self, function: cst.FunctionDef) -> bool:
         """A module-level function another module of the run calls in a loop (from the index)."""
@@ -451,6 +471,12 @@ class Frequency(Resolver):
         """True when the factory ``function``'s callers here use its product where they make it (:meth:`product_used`)
         in a loop, at one site whose function runs again, or at two sites that can both run where each does not
         amortise its build over a loop of its own (:meth:`amortised`)."""
+        self.__dict__.setdefault("_factories", set()).add(id(function))
+        foreign = self.product_elsewhere(function, built)
+        if foreign and (self.elsewhere(function, built) is not None or any(public_caller(self.index, site) for site in foreign)):
+            # Another module uses the product where it makes it, in a loop, in code shown to run again, or in public
+            # API (a guess, judged at low confidence where the evidence is made).
+            return True
         sites = self.product_sites(function, built)
         if any(site.context.in_loop for site in sites):
             return True

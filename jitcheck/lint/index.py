@@ -199,6 +199,24 @@ def _built(values: list[ast.expr | None]) -> str | None:
     return made.pop() if len(made) == 1 else None
 
 
+_APPLYING_LAST = _JIT_LAST | _TRANSFORMATION_LAST | {"make_jaxpr", "eval_shape", "jvp", "vjp", "linearize"}
+"""Last names of jax's functions that apply the function they are handed first (or trace it)."""
+
+
+def _applies_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> bool:
+    """True when ``node`` (or a function it defines) calls one of its parameters ``params``, or hands one first to a
+    transformation (``jax.make_jaxpr(fn)``): a transformation of what its caller chooses, not a fixed computation."""
+    for inner in walk(node):
+        if not isinstance(inner, ast.Call):
+            continue
+        if isinstance(inner.func, ast.Name) and inner.func.id in params:
+            return True
+        if inner.args and isinstance(inner.args[0], ast.Name) and inner.args[0].id in params and \
+                (_dotted(inner.func) or "").rsplit(".", 1)[-1] in _APPLYING_LAST:
+            return True
+    return False
+
+
 def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     args = node.args
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
@@ -221,6 +239,8 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     items = _returns_items(returned, nested)
     if items is not None:
         facts["returns_items"] = items
+    if _jitting(facts) and _applies_parameter(node, {*params, *(a.arg for a in args.kwonlyargs)}):
+        facts["transform"] = True  # `forward_laplacian(fn)`: it jits what it is handed, judged where that is chosen
     if facts["kind"] == "class" and params and returned and all(
             isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == params[0] for v in returned):
         facts["maker"] = True  # a classmethod whose every return is `cls(...)`: an instance of its class

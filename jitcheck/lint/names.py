@@ -231,6 +231,12 @@ def step_like(name: str) -> bool:
 ONCE_FUNCTIONS: Final = frozenset({"main", "setUp", "setUpClass", "setUpModule"})
 """Functions a program or test runner calls once (with every ``test*`` function)."""
 
+NOT_LIBRARY: Final = frozenset({
+    "test", "tests", "testing", "example", "examples", "doc", "docs", "benchmark", "benchmarks", "script", "scripts",
+    "application", "applications", "demo", "demos", "notebook", "notebooks", "tutorial", "tutorials", "experiments",
+})
+"""Folders whose modules are no library's API: what runs there is run by its own script, test or notebook."""
+
 _HANDLER_WORDS: Final = ("handler", "callback", "listener")
 _HANDLER_REGISTRATIONS: Final = frozenset({"mpl_connect", "connect", "bind", "subscribe", "observe", "interact",
                                            "FuncAnimation"})
@@ -278,6 +284,7 @@ __all__ = [
     "function_field",
     "step_like",
     "NODE_CONSTRUCTORS",
+    "NOT_LIBRARY",
     "ONCE_FUNCTIONS",
     "ORDERED_MAPS",
     "PARAMETERIZED_ROWS",

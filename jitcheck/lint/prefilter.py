@@ -251,12 +251,14 @@ class _Judge:
         return [site for site in self.index.by_name.get(spelled, ()) if self.within(site.function, bound_in)]
 
     def factory_called(self, function: Function | None) -> bool:
-        """True when this module calls the named function ``function`` (by any spelling ending in its name): where
-        the analysis looks for the callers of a factory's product."""
+        """True when this module calls the named function ``function`` (by any spelling ending in its name), or
+        another module of the run may call it as a factory of new jitted functions (the index's hints, by name):
+        where the analysis looks for the callers of a factory's product."""
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
         name = function.name
-        return any(spelled == name or spelled.endswith(f".{name}") for spelled in self.index.by_name)
+        return name in self.hints.jit_factories or \
+            any(spelled == name or spelled.endswith(f".{name}") for spelled in self.index.by_name)
 
     def product_used_here(self, site: _Site) -> bool:
         """A factory's call whose product is used where it is made: called at once, handed to a call, or bound

@@ -16,6 +16,7 @@ import dataclasses
 import libcst as cst
 
 from jitcheck.lint import names
+from jitcheck.lint.callers import place, public_caller
 from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.evidence import Evidence, Reason
 from jitcheck.lint.frequency import Frequency, reads_inputs, runs_of
@@ -97,6 +98,15 @@ class Repetition(Frequency):
             return Evidence(tuple(reasons))
         if elsewhere is not None:
             return Evidence((Reason("called-elsewhere", elsewhere.words),))
+        users = [site for site in self.product_elsewhere(function, context) if public_caller(self.index, site)] \
+            if not sites and self.judged_as_factory(function) else []
+        if users:
+            # Another module's public function builds the product and uses it where it makes it: every call of that
+            # function builds it again, and users call public API again and again (the guess).
+            user = users[0]
+            return Evidence((Reason("product-used", f"`{name}` is called at {place(self.index, user)}, by `{user.caller}`, "
+                                    "which uses its product where it makes it"),)).guessed(
+                f"that `{user.caller}` is called more than once: nothing in the run calls it in a loop or twice")
         chained: Evidence | None = None
         if len(sites) == 1 and depth < 6:
             site = sites[0]
@@ -195,6 +205,7 @@ class Repetition(Frequency):
             "public-api": "public API whose callers are not in this file",
             "step": "a public step, run once per step of a training or environment loop",
             "driver": "called by drivers that each build it once per run, assumed to run again",
+            "product-used": "called by public code elsewhere that uses its product where it makes it, assumed to run again",
         }.get(first.kind if first is not None else "", "assumed to run again")
         if first is not None and first.kind == "called-from" and evidence.confidence == "low":
             phrase = "called by code assumed to run again"

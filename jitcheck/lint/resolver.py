@@ -782,6 +782,14 @@ class Resolver:
                 return facts
         return None
 
+    def defined_in_run(self, func: cst.BaseExpression) -> bool:
+        """True when the function ``func`` names is defined in a module of the run (not an installed package)."""
+        for qualified in self.indexed_names(func):
+            found = self.index.lookup(qualified)
+            if found is not None:
+                return found[0] in self.index.modules
+        return False
+
     def indexed_forwarder(self, func: cst.BaseExpression) -> tuple[Forwarded, str] | None:
         """What the run's function ``func`` names (this module's or an imported one) hands on to static arguments of
         a jitted function (:meth:`~jitcheck.lint.index.ProjectIndex.static_forward`), with its qualified name."""

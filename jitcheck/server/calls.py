@@ -177,6 +177,7 @@ class CallRecords:
                 assert statement.node is not None
                 recorder.records = []
                 recorder.statement(statement.node, "", _NO_NAMES, types, None, None, None, ())
+                recorder.settle()  # as `call_records` marks them, statement by statement
                 by = statement.start - _first_line(statement.node)
                 records.extend(shifted(record, by) for record in recorder.records)
                 if len(records) >= _MAX_RECORDS:

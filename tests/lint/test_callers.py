@@ -619,3 +619,39 @@ def test_the_shortcuts_of_the_records_give_what_the_walks_and_the_unparser_give(
     monkeypatch.setattr(callers_module, "_names_stored", stored)
     assert fast == [call_records(tree, imported) for tree, imported in zip(trees, imports)]
     assert sum(len(records) for records in fast) > 500
+
+
+def test_a_call_whose_product_is_used_where_it_is_made_is_marked() -> None:
+    """The index marks (``~used=1``) the calls of a function whose result the caller uses where it makes it: called at
+    once, handed to a call, or bound to names it calls (in a loop only when built in one). A product built before a
+    loop and used only in it, one stored, one returned, or one a factory of factories keeps, is not marked."""
+    source = textwrap.dedent("""\
+        from pkg.ops import make
+        def at_once(x):
+            return make(1)(x)
+        def handed(x0):
+            return minimize(make(2), x0)
+        def bound(x):
+            fn, kept = make(3)
+            return fn(x)
+        def in_loop(xs):
+            for x in xs:
+                fn = make(4)
+                fn(x)
+        def driver(xs):
+            fn = make(5)
+            for x in xs:
+                fn(x)
+        def stored(self):
+            self.fn = make(6)
+        def returned():
+            return make(7)
+        def factory_of_factories():
+            fn = make(8)
+            def apply(x):
+                return fn(x)
+            return apply
+        """)
+    marked = {row[6][0].partition("=")[2]: "~used=1" in row[6] for row in call_records(ast.parse(source), {"make": "pkg.ops.make"})
+              if row[0] == "make"}
+    assert marked == {"1": True, "2": True, "3": True, "4": True, "5": False, "6": False, "7": False, "8": False}

@@ -9,6 +9,7 @@ else: the reported sites are asserted, and so is jax's compile count.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 import textwrap
@@ -371,6 +372,27 @@ _GATHER_LOOP = textwrap.dedent("""\
 """A ``use.py`` that calls ``make_gather`` on every pass of its loop and calls its product at once."""
 
 
+_DOUBLING = textwrap.dedent("""\
+    import jax
+    def doubled(fn):
+        def wrapped(x):
+            return fn(x) * 2.0
+        return jax.jit(wrapped)
+    """)
+"""A transformation: it jits a new function around the one it is handed (as ``forward_laplacian(fn)`` does)."""
+
+_DOUBLING_LOOP = textwrap.dedent("""\
+    import numpy as np
+    from pkg.ops import doubled
+    def _half(v):
+        return v * 0.5
+    def run():
+        x = np.arange(3.0, dtype=np.float32)
+        for _ in range(3):
+            x = doubled(_half)(x)
+    """)
+"""A ``use.py`` that applies ``doubled`` to the same function on every pass of its loop and calls the result at once."""
+
 _DESCENT = textwrap.dedent("""\
     import jax
     import jax.numpy as jnp
@@ -507,7 +529,16 @@ CASES: dict[str, Case] = {
     "another module's factory returning a new jit with its indices, unpacked and called in a loop": ({
         "ops.py": _GATHERS,
         "use.py": _GATHER_LOOP,
-    }, [("use.py", 6, "JC703")], 3, 1),
+    }, [("ops.py", 6, "JC105")], 3, 1),  # reported at the factory's jit, where the fix is (one finding, not two)
+    "another module's transformation of the function it is handed, applied in a loop: judged at the call": ({
+        "ops.py": _DOUBLING,
+        "use.py": _DOUBLING_LOOP,
+    }, [("use.py", 8, "JC703")], 3, 1),
+    "the same transformation applied once before the loop: one compile (the fix)": ({
+        "ops.py": _DOUBLING,
+        "use.py": _DOUBLING_LOOP.replace("    for _ in range(3):\n        x = doubled(_half)(x)\n",
+                                         "    step = doubled(_half)\n    for _ in range(3):\n        x = step(x)\n"),
+    }, [], 1, 1),
     "the same factory under functools.cache, called in the loop: one product per mask, one compile": ({
         "ops.py": "import functools\n" + _GATHERS.replace("def make_gather", "@functools.cache\ndef make_gather"),
         "use.py": _GATHER_LOOP,
@@ -1751,6 +1782,36 @@ def test_a_module_imported_through_namespace_packages_is_named_as_imported(tmp_p
         sys.path.remove(str(tmp_path))
         for name in [m for m in sys.modules if m == "apps" or m.startswith("apps.")]:
             del sys.modules[name]
+
+
+def test_a_factory_whose_product_public_code_elsewhere_uses_where_it_makes_it_is_a_guess_at_its_jit(
+        importable: Path, compiles: Compiles) -> None:
+    """tbats' ``make_objective``: another module's public ``fit`` builds the product and calls it where it makes it,
+    so every call of ``fit`` compiles again. Nothing in the run calls ``fit`` twice: a guess (``--preview``),
+    reported once, at the factory's jit (not again at the call). jax: 3 calls, 3 compiles; the product hoisted, 1."""
+    write_package(importable, {"ops.py": _GATHERS, "api.py": """\
+        from pkg.ops import make_gather
+        def gather_all(x):
+            fn, kept = make_gather((1, 0, 1))
+            return fn(x)
+        """})
+    assert findings(importable) == []
+    config = dataclasses.replace(config_module.load(importable), preview=True)
+    report = run([importable], config, Options(jobs=1), importable)
+    assert [(Path(f.path).relative_to("pkg").as_posix(), f.line, f.code, f.confidence) for f in report.findings] == \
+        [("ops.py", 6, "JC105", "low")]
+    (finding,) = report.findings
+    assert "`gather_all`" in finding.evidence.again[0].text and "uses its product where it makes it" in finding.message
+    importlib.invalidate_caches()
+    api = importlib.import_module("pkg.api")
+    ops = importlib.import_module("pkg.ops")
+    x = np.arange(3.0, dtype=np.float32)
+    hoisted, _ = ops.make_gather((1, 0, 1))
+    for counted, call in ((3, lambda: api.gather_all(x)), (1, lambda: hoisted(x))):
+        compiles.count = 0
+        for _ in range(3):
+            call()
+        assert compiles.count == counted
 
 
 def test_a_public_step_is_run_once_per_step_by_its_callers(importable: Path, compiles: Compiles) -> None:

@@ -56,13 +56,17 @@ class JitSites(StaticArguments, IdentityAux):
     def made_jit_calls(self) -> None:
         """Calls of another module's factory of new jitted functions (``fn, idx = make_gather(mask)``, then
         ``fn(x)``) whose product is used where it is made: every call builds a new wrapper, with an empty cache,
-        and compiles again. (This module's own factories are judged at their jit, where their callers are seen.)"""
+        and compiles again. The run's own factories are judged at their jit, where the index shows their callers
+        (:meth:`~jitcheck.lint.frequency.Frequency.product_elsewhere`), unless they jit what their callers hand
+        them (``forward_laplacian(fn)``, a transformation): those, and installed packages' factories, are judged here."""
         for func, site in self.calls_named(self.index.hints().jit_factories):
             if not site.context.per_call or self.exempt(site.context):
                 continue
             facts = self.function_facts(func)
             if facts is None or facts.get("cached") or any(name.startswith(f"{self.module_name}.")
                                                            for name in self.indexed_names(func)):
+                continue
+            if not facts.get("transform") and self.defined_in_run(func):
                 continue
             parent = site.parent
             unpacked = isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
