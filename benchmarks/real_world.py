@@ -391,6 +391,9 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("wcosmo", "0.7.1"),
     ("cotengra", "0.8.3"),
     ("jax-lorax", "0.3.1"),
+    # round 25 (6 December 2026, night), labelled blind
+    ("quantax", "0.4.0"),
+    ("sparsejac", "0.2.0"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
