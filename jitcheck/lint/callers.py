@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from jitcheck.lint.astwalk import children, walk
-from jitcheck.lint.names import NOT_LIBRARY, ONCE_FUNCTIONS
+from jitcheck.lint.names import CONSTRUCTOR_METHODS, NOT_LIBRARY, ONCE_FUNCTIONS
 from jitcheck.lint.spelling import annotation_name
 from jitcheck.lint.spelling import dotted as _dotted
 
@@ -490,8 +490,9 @@ class _Recorder:
         it makes it, as a factory's product is when it is rebuilt on every run of that code: called at once
         (``make(...)(x)``), handed to a call (``minimize(make(), x0)``), or bound to names (``f, g = make(y)``) that
         the code calls or hands to a call (in a loop only when it is built in one). A product built before a loop and
-        used only in it serves every pass of that loop (a driver's one build), one stored in an attribute or an item
-        is kept, and one returned is judged where the function returning it is called: none is marked."""
+        used only in it serves every pass of that loop (a driver's one build), one stored in an attribute or an item,
+        or handed to a constructor, is kept, and one returned is judged where the function returning it is called:
+        none is marked."""
         if not self.returns_own:
             outside, inside = self.name_uses
             for record, bound, looped in self.pending:
@@ -712,6 +713,9 @@ class _Recorder:
             self.handed.add(id(func))
         elif isinstance(func, ast.Name):
             names.add(func.id)
+        last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if last in CONSTRUCTOR_METHODS or last[:1].isupper() and not last.isupper():
+            return  # handed to a constructor (`Model(step)`, `super().__init__(solver=s)`): kept by the object it builds
         for value in (*call.args, *(k.value for k in call.keywords)):
             value = value.value if isinstance(value, ast.Starred) else value
             if isinstance(value, ast.Call):
@@ -1018,8 +1022,9 @@ def _passed(site: Site, alternatives: tuple[str, ...]) -> str | None:
 
 def public_caller(index: ProjectIndex, site: Site) -> bool:
     """True when the function making the call ``site`` is public API a user may call again and again: neither
-    module level nor a test (each runs once), nor private (``_helper``, ``Cls._m``, in a ``_private`` module), nor
-    in a script, an example or a notebook (what runs there, its own code runs)."""
+    module level nor a test (each runs once), nor a constructor (once per object), nor private (``_helper``,
+    ``Cls._m``, in a ``_private`` module), nor in a script, an example or a notebook (what runs there, its own code
+    runs)."""
     if not site.caller or site.caller == _UNKNOWN_CALLER:
         return False
     parts = [*site.module.split("."), *site.caller.split(".")]
@@ -1029,7 +1034,7 @@ def public_caller(index: ProjectIndex, site: Site) -> bool:
     return not any(part.startswith("_") and not part.startswith("__") for part in parts) and \
         not site.caller.rsplit(".", 1)[-1].startswith("test") and not last.startswith("test") and \
         not last.endswith("_test") and not (folders | set(parts[:-1])) & NOT_LIBRARY and \
-        site.caller.rsplit(".", 1)[-1] not in ONCE_FUNCTIONS
+        site.caller.rsplit(".", 1)[-1] not in ONCE_FUNCTIONS | CONSTRUCTOR_METHODS
 
 
 def place(index: ProjectIndex, site: Site) -> str:

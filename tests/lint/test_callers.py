@@ -624,7 +624,8 @@ def test_the_shortcuts_of_the_records_give_what_the_walks_and_the_unparser_give(
 def test_a_call_whose_product_is_used_where_it_is_made_is_marked() -> None:
     """The index marks (``~used=1``) the calls of a function whose result the caller uses where it makes it: called at
     once, handed to a call, or bound to names it calls (in a loop only when built in one). A product built before a
-    loop and used only in it, one stored, one returned, or one a factory of factories keeps, is not marked."""
+    loop and used only in it, one stored, one returned, one handed to a constructor, or one a factory of factories
+    keeps, is not marked."""
     source = textwrap.dedent("""\
         from pkg.ops import make
         def at_once(x):
@@ -651,7 +652,15 @@ def test_a_call_whose_product_is_used_where_it_is_made_is_marked() -> None:
             def apply(x):
                 return fn(x)
             return apply
+        def kept_by_an_object():
+            fn = make(9)
+            return Model(fn)
+        class Solver(Base):
+            def __init__(self):
+                solver = make(10)
+                super().__init__(solver=solver)
         """)
     marked = {row[6][0].partition("=")[2]: "~used=1" in row[6] for row in call_records(ast.parse(source), {"make": "pkg.ops.make"})
               if row[0] == "make"}
-    assert marked == {"1": True, "2": True, "3": True, "4": True, "5": False, "6": False, "7": False, "8": False}
+    assert marked == {"1": True, "2": True, "3": True, "4": True, "5": False, "6": False, "7": False, "8": False,
+                      "9": False, "10": False}
