@@ -395,6 +395,7 @@ class _Recorder:
         """The call of the statement walked whose result the statement binds to names (by ``id``), those names, and
         whether the statement is in a loop."""
         self.own_defs: set[str] = set()
+        """The functions defined by the code walked since the last :meth:`settle`, by name."""
         self.returns_own = False
         """Whether the code walked since the last :meth:`settle` returns a lambda or a function it defines (a factory
         of factories keeps what it builds in its own product: nothing it makes is used where it is made)."""
@@ -1030,7 +1031,9 @@ def public_caller(index: ProjectIndex, site: Site) -> bool:
     parts = [*site.module.split("."), *site.caller.split(".")]
     last = site.module.rsplit(".", 1)[-1]
     path = index.paths.get(site.module)
-    folders = set(os.path.normpath(path).split(os.sep)[:-1]) if path is not None else set(parts[:-1])
+    # A file outside any package (`demos/fit.py`) has a module name of one part: the folders just above it say what
+    # it is (not those higher up, which are wherever the project happens to lie).
+    folders = {part.lower() for part in os.path.normpath(path).split(os.sep)[-3:-1]} if path is not None else set()
     return not any(part.startswith("_") and not part.startswith("__") for part in parts) and \
         not site.caller.rsplit(".", 1)[-1].startswith("test") and not last.startswith("test") and \
         not last.endswith("_test") and not (folders | set(parts[:-1])) & NOT_LIBRARY and \

@@ -1812,6 +1812,16 @@ def test_a_factory_whose_product_public_code_elsewhere_uses_where_it_makes_it_is
         for _ in range(3):
             call()
         assert compiles.count == counted
+    # The same function in an example script (no package): the script runs it, as often as it shows; no guess.
+    (importable / "pkg" / "api.py").unlink()
+    (importable / "examples").mkdir()
+    (importable / "examples" / "gather_demo.py").write_text(textwrap.dedent("""\
+        from pkg.ops import make_gather
+        def gather_all(x):
+            fn, kept = make_gather((1, 0, 1))
+            return fn(x)
+        """))
+    assert run([importable], config, Options(jobs=1), importable).findings == []
 
 
 def test_a_public_step_is_run_once_per_step_by_its_callers(importable: Path, compiles: Compiles) -> None:
