@@ -229,21 +229,30 @@ class Frequency(Resolver):
         repetition is that of the calls that use the product where they make it, not of every call."""
         return id(function) in self.__dict__.get("_factories", ())
 
+    def qualified(self, function: cst.FunctionDef, context: Context) -> str | None:
+        """The qualified name of a module-level function or a method of a module-level class (None otherwise)."""
+        defined = self.c.defs.get(function)
+        cls = context.method_of
+        if defined is None or defined.function is not None or (cls is not None and self.c.class_names.get(cls.name.value) is not cls):
+            return None
+        owner = f"{self.module_name}.{cls.name.value}" if cls is not None else self.module_name
+        return f"{owner}.{function.name.value}"
+
     def product_elsewhere(self, function: cst.FunctionDef, context: Context) -> list[Site]:
         """The calls other modules of the run make of the factory ``function`` (module level, or a method of a
         module-level class) that use its product where they make it (the index's mark, :func:`~jitcheck.lint.
         callers._Recorder.settle`): each of them builds a new product, with an empty cache, every time it runs."""
-        defined = self.c.defs.get(function)
-        cls = context.method_of
-        if defined is None or defined.function is not None or (cls is not None and self.c.class_names.get(cls.name.value) is not cls):
-            return []
-        owner = f"{self.module_name}.{cls.name.value}" if cls is not None else self.module_name
-        qualified = f"{owner}.{function.name.value}"
-        facts = self.index.function(qualified)
-        if facts is not None and facts.get("transform"):
-            return []  # it jits what its callers hand it (`forward_laplacian(fn)`): judged at their calls (JC703)
-        return [site for site in self.index.call_sites().get(qualified, ())
-                if site.module != self.module_name and site.text("~used")]
+        cache: dict[int, list[Site]] = self.__dict__.setdefault("_product_elsewhere", {})
+        if id(function) not in cache:
+            qualified = self.qualified(function, context)
+            facts = self.index.function(qualified) if qualified is not None else None
+            if qualified is None or facts is not None and facts.get("transform"):
+                # (a transformation jits what its callers hand it, `forward_laplacian(fn)`: judged at their calls, JC703)
+                cache[id(function)] = []
+            else:
+                cache[id(function)] = [site for site in self.index.call_sites().get(qualified, ())
+                                       if site.module != self.module_name and site.text("~used")]
+        return cache[id(function)]
 
     def called_in_other_loops(self, function: cst.FunctionDef) -> bool:
         """A module-level function another module of the run calls in a loop (from the index)."""

@@ -166,15 +166,6 @@ class Repetition(Frequency):
         return qualified is not None and any(site.module != self.module_name
                                              for site in self.index.call_sites().get(qualified, ()))
 
-    def qualified(self, function: cst.FunctionDef, context: Context) -> str | None:
-        """The qualified name of a module-level function or a method of a module-level class (None otherwise)."""
-        defined = self.c.defs.get(function)
-        cls = context.method_of
-        if defined is None or defined.function is not None or (cls is not None and self.c.class_names.get(cls.name.value) is not cls):
-            return None
-        owner = f"{self.module_name}.{cls.name.value}" if cls is not None else self.module_name
-        return f"{owner}.{function.name.value}"
-
     def called_in_run(self, function: cst.FunctionDef, context: Context) -> bool:
         """True when a module of the run (this one included) calls the module-level function or method ``function``."""
         qualified = self.qualified(function, context)
