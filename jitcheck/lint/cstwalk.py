@@ -116,11 +116,46 @@ def _read_plan(function: ast.FunctionDef, node_type: str) -> Plan | None:
 _LIBCST, _ALWAYS, _BATCHED = object(), object(), object()
 _UNREAD = object()
 _modes: dict[type, Any] = {}
+"""How to walk for each visitor type defined at a module's top level (a type defined in a function keeps its own under
+:data:`_MODE`, so that the table does not keep every such type ever made alive)."""
+_MODE = "_jitcheck_walk_mode"
 
 
 def _no_op(function: object) -> bool:
     """One of libcst's typed-visitor stubs (``visit_Name``, ``leave_Name_value``, ...): it does nothing, returns None."""
     return getattr(function, "_is_no_op", False) is True
+
+
+_hook_stubs: dict[type, dict[str, bool]] = {}
+"""Per class of a visitor's MRO that no ``<locals>`` defines: each attribute-hook name its own ``__dict__`` holds,
+and whether that function does something (libcst's typed stubs are some 1,500 no-ops)."""
+
+
+def _own_hooks(klass: type) -> dict[str, bool]:
+    """The attribute-hook names (``visit_<Node>_<field>``, ``leave_<Node>_<field>``) ``klass`` itself defines, each
+    with whether it is more than a no-op stub."""
+    found = _hook_stubs.get(klass)
+    if found is None:
+        found = {name: not _no_op(value) for name, value in vars(klass).items()
+                 if name.startswith(("visit_", "leave_")) and name.count("_") >= 2}
+        if "<locals>" not in klass.__qualname__:  # a class made per call would only grow the table
+            _hook_stubs[klass] = found
+    return found
+
+
+def _attribute_hooks(kind: type) -> frozenset[str]:
+    """The attribute-hook names of ``kind`` that do something: each name as the first class of its MRO that defines it
+    has it. The same as testing ``getattr(kind, name)`` for every name ``dir(kind)`` lists, without reading libcst's
+    stubs again for every visitor class (a class defined in a function is a new class on every call)."""
+    seen: set[str] = set()
+    live: set[str] = set()
+    for klass in kind.__mro__:
+        for name, does in _own_hooks(klass).items():
+            if name not in seen:
+                seen.add(name)
+                if does:
+                    live.add(name)
+    return frozenset(live)
 
 
 class _Hooks:
@@ -132,9 +167,7 @@ class _Hooks:
 
     def __init__(self, kind: type) -> None:
         self.kind = kind
-        self.attributes = frozenset(
-            name for name in dir(kind)
-            if name.startswith(("visit_", "leave_")) and name.count("_") >= 2 and not _no_op(getattr(kind, name, None)))
+        self.attributes = _attribute_hooks(kind)
         self.plain_visit = kind.on_visit is CSTVisitor.on_visit  # type: ignore[attr-defined]
         self.plain_leave = kind.on_leave is CSTVisitor.on_leave  # type: ignore[attr-defined]
         self.scope_leave = kind is scope_provider.ScopeVisitor and _SCOPE_LEAVE is not None  # libcst's own, not a subclass
@@ -196,7 +229,10 @@ def _mode_of(kind: type) -> Any:
         mode = _Hooks(kind)
     else:
         mode = _ALWAYS
-    _modes[kind] = mode
+    if "<locals>" in kind.__qualname__:  # made per call: kept on the class, which goes when its call is done with it
+        setattr(kind, _MODE, mode)
+    else:
+        _modes[kind] = mode
     return mode
 
 
@@ -210,7 +246,9 @@ def _module_only(visitor: _BatchedCSTVisitor) -> bool:
 def _visit(self: CSTNode, visitor: Any) -> Any:
     mode: Any = _modes.get(type(visitor))
     if mode is None:
-        mode = _mode_of(type(visitor))
+        mode = type(visitor).__dict__.get(_MODE)
+        if mode is None:
+            mode = _mode_of(type(visitor))
     if mode is _LIBCST:
         return _libcst_visit(self, visitor)  # a transformer: libcst's own walk, which builds the new tree
     kind = type(self)

@@ -9,7 +9,9 @@ holds most of Python's syntax.
 from __future__ import annotations
 
 import ast
+import gc
 import textwrap
+import weakref
 
 import libcst as cst
 import libcst.helpers
@@ -209,6 +211,50 @@ def test_the_read_only_walk_skips_only_libcsts_no_op_stubs(kind: type[cst.CSTVis
     assert after == before
     assert "class C" in before and "end of class C" in before and "call" in before and "after a call's function" in before
     assert "attr" not in before and "p" not in before  # C's body and the lambda's parameters are not walked
+
+
+def _made_in_a_call() -> type[cst.CSTVisitor]:
+    """A visitor class defined in a function, as several rules make one per call, with an attribute hook, a leave
+    hook overriding a parent's and a hook that is one of libcst's no-op stubs again."""
+
+    class _Local(_Inherited):
+        def visit_Attribute_attr(self, node: cst.Attribute) -> None:
+            _Pruning.seen.append(f"attribute {node.attr.value}")
+
+        def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+            _Pruning.seen.append(f"left {original_node.name.value}")
+
+        visit_Name = cst.CSTVisitor.visit_Name  # back to libcst's stub: no hook
+
+    return _Local
+
+
+def test_a_visitor_class_made_per_call_walks_as_libcsts_and_is_not_kept() -> None:
+    module = cst.parse_module(SOURCE_ALL)
+
+    def walked() -> list[str]:
+        module.visit(_made_in_a_call()())
+        return list(_Pruning.seen)
+
+    before, after = _with_libcst_walk(walked)
+    assert after == before
+    assert "attribute path" in before and "left C" in before and "visit X" not in before
+    # the hooks it answers are those every name of dir() that is not a no-op stub gives
+    kind = _made_in_a_call()
+    assert cstwalk._attribute_hooks(kind) == {
+        name for name in dir(kind) if name.startswith(("visit_", "leave_")) and name.count("_") >= 2
+        and not getattr(getattr(kind, name), "_is_no_op", False)}
+    # walked many times, one new class each time: the walk's tables keep none of them alive
+    kind = _made_in_a_call()
+    module.visit(kind())
+    made = weakref.ref(kind)
+    del kind
+    tables = len(cstwalk._modes), len(cstwalk._hook_stubs)
+    for _ in range(5):
+        module.visit(_made_in_a_call()())
+    assert (len(cstwalk._modes), len(cstwalk._hook_stubs)) == tables
+    gc.collect()
+    assert made() is None
 
 
 def test_scopes_resolved_with_the_read_only_walk_are_libcsts() -> None:
