@@ -126,18 +126,19 @@ def _no_op(function: object) -> bool:
     return getattr(function, "_is_no_op", False) is True
 
 
-_hook_stubs: dict[type, dict[str, bool]] = {}
-"""Per class of a visitor's MRO that no ``<locals>`` defines: each attribute-hook name its own ``__dict__`` holds,
-and whether that function does something (libcst's typed stubs are some 1,500 no-ops)."""
+_hook_stubs: dict[type, tuple[frozenset[str], frozenset[str]]] = {}
+"""Per class of a visitor's MRO that no ``<locals>`` defines: the attribute-hook names its own ``__dict__`` holds, and
+those of them that do something (libcst's typed stubs are some 1,500 no-ops)."""
 
 
-def _own_hooks(klass: type) -> dict[str, bool]:
-    """The attribute-hook names (``visit_<Node>_<field>``, ``leave_<Node>_<field>``) ``klass`` itself defines, each
-    with whether it is more than a no-op stub."""
+def _own_hooks(klass: type) -> tuple[frozenset[str], frozenset[str]]:
+    """The attribute-hook names (``visit_<Node>_<field>``, ``leave_<Node>_<field>``) ``klass`` itself defines, and
+    those of them that are more than a no-op stub."""
     found = _hook_stubs.get(klass)
     if found is None:
-        found = {name: not _no_op(value) for name, value in vars(klass).items()
+        named = {name: value for name, value in vars(klass).items()
                  if name.startswith(("visit_", "leave_")) and name.count("_") >= 2}
+        found = (frozenset(named), frozenset(name for name, value in named.items() if not _no_op(value)))
         if "<locals>" not in klass.__qualname__:  # a class made per call would only grow the table
             _hook_stubs[klass] = found
     return found
@@ -147,14 +148,13 @@ def _attribute_hooks(kind: type) -> frozenset[str]:
     """The attribute-hook names of ``kind`` that do something: each name as the first class of its MRO that defines it
     has it. The same as testing ``getattr(kind, name)`` for every name ``dir(kind)`` lists, without reading libcst's
     stubs again for every visitor class (a class defined in a function is a new class on every call)."""
-    seen: set[str] = set()
+    seen: frozenset[str] = frozenset()
     live: set[str] = set()
     for klass in kind.__mro__:
-        for name, does in _own_hooks(klass).items():
-            if name not in seen:
-                seen.add(name)
-                if does:
-                    live.add(name)
+        named, does = _own_hooks(klass)
+        if does:
+            live |= does - seen
+        seen = seen | named if seen else named
     return frozenset(live)
 
 

@@ -840,6 +840,10 @@ class Sameness(Repetition):
         if not isinstance(function, cst.FunctionDef):
             return False
         cached: dict[int, bool] = self.__dict__.setdefault("_observing", {})
+        if "_may_observe" not in self.__dict__:
+            self.__dict__["_may_observe"] = _may_observe(self._source())
+        if not self.__dict__["_may_observe"]:
+            return False
         if id(function) not in cached:
             finder = _Observer()
             function.visit(finder)
@@ -894,6 +898,18 @@ _CLOCKS = frozenset({"perf_counter", "perf_counter_ns", "process_time"})
 
 _MEASURING = re.compile(r"bench|profil|tim(e|ing)|measure|tune|test", re.IGNORECASE)
 """The name of a function that measures what it runs: its clock readings are its point."""
+
+
+_OBSERVER_WORDS = ("time", "compile", "trace", "cache_size", "perf_counter", "explain_cache_misses")
+"""A word of every name :class:`_Observer` reacts to (each of :data:`_OBSERVING` and :data:`_CLOCKS`, ``time.time``,
+``timeit.default_timer``, ``.lower(...).compile()``, a callee spelling ``time`` between underscores), lower case."""
+
+
+def _may_observe(source: str) -> bool:
+    """False when ``source`` spells no word of :data:`_OBSERVER_WORDS` (in any case): then no function of it observes
+    compiling, and none needs :class:`_Observer`'s walk (most modules: the walk was a tenth of a check's node visits)."""
+    lowered = source.lower()
+    return any(word in lowered for word in _OBSERVER_WORDS)
 
 
 class _Observer(cst.CSTVisitor):

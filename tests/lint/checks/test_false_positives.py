@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
+from jitcheck.lint import sameness
 from jitcheck.lint.check import check_source, check_text
 from jitcheck.lint.settings import Settings
 
@@ -190,6 +193,20 @@ def test_tests_that_count_traces_or_time_compiles_do_it_on_purpose() -> None:
         """
     assert check(body) == []
     assert shown(body.replace("time.perf_counter()", "x.sum()")) == [(10, "JC104")]
+
+
+@pytest.mark.parametrize("name", sorted({*sameness._OBSERVING, *sameness._CLOCKS, "time", "default_timer"}))
+def test_each_name_that_observes_compiles_is_read_where_the_module_spells_no_other(name: str) -> None:
+    # The observer's walk is skipped for a module that spells none of its words: each name it reacts to is one.
+    receiver = "time" if name in ("time", "default_timer") else "probe"
+    body = f"""\
+        def test_counted(x, probe):
+            for _ in range(3):
+                jax.jit(lambda v: v + 1)(x)
+                {receiver}.{name}()
+        """
+    assert check(body) == []
+    assert check(body.replace(f"{receiver}.{name}()", "probe.other()")) == [(3, "JC104")]
 
 
 def test_a_library_function_that_times_its_own_run_is_not_a_benchmark() -> None:
