@@ -848,10 +848,49 @@ def _one_class(found: list[ClassRef | None]) -> ClassRef | None:
 
 
 def returned_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
-    """The values ``function``'s own ``return`` statements return (those of functions nested in it are theirs)."""
-    finder = _Returns()
-    function.body.visit(finder)
-    return finder.values
+    """The values ``function``'s own ``return`` statements return (those of functions nested in it are theirs), in
+    order. A ``return`` is a statement: only the blocks of compound statements are walked, not the expressions in
+    them (a tenth of the nodes a visitor's walk visits); a compound statement of a kind not known here is visited."""
+    values: list[cst.BaseExpression] = []
+    _returns_in(function.body, values)
+    return values
+
+
+def _returns_in(suite: cst.BaseSuite | cst.If, values: list[cst.BaseExpression]) -> None:
+    statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
+    for statement in statements:
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            values += [small.value for small in statement.body if isinstance(small, cst.Return) and small.value is not None]
+        elif isinstance(statement, cst.FunctionDef):
+            continue
+        else:
+            blocks = _blocks_of(statement)
+            if blocks is None:
+                finder = _Returns()
+                statement.visit(finder)
+                values += finder.values
+            else:
+                for block in blocks:
+                    _returns_in(block, values)
+
+
+def _blocks_of(statement: cst.CSTNode) -> list[cst.BaseSuite | cst.If] | None:
+    """The blocks of a compound statement, in libcst's order of its fields (an ``elif``: its ``if``; None: a kind not
+    known here)."""
+    if isinstance(statement, cst.If):
+        orelse = statement.orelse
+        return [statement.body, *(([orelse] if isinstance(orelse, cst.If) else [orelse.body]) if orelse is not None else [])]
+    if isinstance(statement, (cst.For, cst.While)):
+        return [statement.body, *([statement.orelse.body] if statement.orelse is not None else [])]
+    if isinstance(statement, (cst.Try, cst.TryStar)):
+        return [statement.body, *(handler.body for handler in statement.handlers),
+                *([statement.orelse.body] if statement.orelse is not None else []),
+                *([statement.finalbody.body] if statement.finalbody is not None else [])]
+    if isinstance(statement, (cst.With, cst.ClassDef)):
+        return [statement.body]
+    if isinstance(statement, cst.Match):
+        return [case.body for case in statement.cases]
+    return None
 
 
 def has_param(function: cst.FunctionDef | cst.Lambda, param: cst.Param) -> bool:

@@ -20,7 +20,7 @@ from libcst._nodes.base import CSTNode
 from libcst._batched_visitor import BatchableCSTVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 
-from jitcheck.lint import cstwalk
+from jitcheck.lint import cstwalk, resolver
 from jitcheck.lint.astwalk import children, walk
 from jitcheck.lint.positions import code_range, lines_of, positions_of, ranges_of
 
@@ -255,6 +255,71 @@ def test_a_visitor_class_made_per_call_walks_as_libcsts_and_is_not_kept() -> Non
     assert (len(cstwalk._modes), len(cstwalk._hook_stubs)) == tables
     gc.collect()
     assert made() is None
+
+
+RETURNS = textwrap.dedent("""\
+    def every_block(x):
+        if x: return 1
+        elif x > 1:
+            return 2
+        else:
+            for i in x:
+                while i:
+                    return 3
+                else:
+                    return 4
+            else:
+                return lambda: 5
+        try:
+            with x as y:
+                return y
+        except ValueError:
+            return 6
+        else:
+            return 7
+        finally:
+            return 8
+        try:
+            pass
+        except* TypeError:
+            return 9
+        match x:
+            case 1:
+                return 10
+            case _:
+                def inner():
+                    return 11
+                class Inner:
+                    def method(self):
+                        return 12
+                async def coroutine():
+                    async for item in x:
+                        return 13
+        return
+    """)
+
+
+class _Functions(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.found.append(node)
+
+
+def test_a_functions_returned_values_are_those_a_visitor_finds() -> None:
+    module = cst.parse_module(SOURCE_ALL + RETURNS)
+    functions = _Functions()
+    module.visit(functions)
+    assert len(functions.found) > 5
+    for function in functions.found:
+        finder = resolver._Returns()
+        function.body.visit(finder)
+        assert resolver.returned_values(function) == finder.values, function.name.value
+    [every] = [f for f in functions.found if f.name.value == "every_block"]
+    assert [module.code_for_node(v) for v in resolver.returned_values(every)] == [
+        "1", "2", "3", "4", "lambda: 5", "y", "6", "7", "8", "9", "10"]
 
 
 def test_scopes_resolved_with_the_read_only_walk_are_libcsts() -> None:
