@@ -163,7 +163,7 @@ class _Hooks:
     attribute hooks by name, and a name that only libcst's no-op stub answers needs no call (its result is None: the
     children are visited)."""
 
-    __slots__ = ("attributes", "kind", "plain_visit", "plain_leave", "scope_leave", "visits", "leaves")
+    __slots__ = ("attributes", "kind", "plain_visit", "plain_leave", "scope_leave", "visits", "leaves", "steps")
 
     def __init__(self, kind: type) -> None:
         self.kind = kind
@@ -173,6 +173,8 @@ class _Hooks:
         self.scope_leave = kind is scope_provider.ScopeVisitor and _SCOPE_LEAVE is not None  # libcst's own, not a subclass
         self.visits: dict[type, Any] = {}
         self.leaves: dict[type, Any] = {}
+        self.steps: dict[type, Any] = {}
+        """Per node type, what :func:`_plain` does (:func:`_steps`)."""
 
     def hook(self, prefix: str, node_type: type, found: dict[type, Any]) -> Any:
         """The function ``CSTVisitor.on_visit``/``on_leave`` would call for ``node_type`` (None: a no-op or none)."""
@@ -211,7 +213,6 @@ def _scope_leave() -> Any:
 
 
 _SCOPE_LEAVE = _scope_leave()
-_assignment_like: dict[type, bool] = {}
 
 
 def _mode_of(kind: type) -> Any:
@@ -251,28 +252,84 @@ def _visit(self: CSTNode, visitor: Any) -> Any:
             mode = _mode_of(type(visitor))
     if mode is _LIBCST:
         return _libcst_visit(self, visitor)  # a transformer: libcst's own walk, which builds the new tree
+    if type(mode) is _Hooks:
+        return _plain(self, visitor, mode)
+    return _general(self, visitor, mode)
+
+
+def _steps(mode: _Hooks, kind: type) -> Any:
+    """For a plain visitor type (``mode``) and a node type: None when libcst must walk it (its children are not of
+    the plain form), else the node's visit hook, its leave hook (each None when there is none to call), and each
+    field with how it is visited and whether its attribute hooks are called."""
+    plan: Any = _plans.get(kind, _UNREAD)
+    if plan is _UNREAD:
+        plan = plan_of(kind)
+    steps: Any = None
+    if plan is not None:
+        visit = mode.hook("visit_", kind, mode.visits) if mode.plain_visit else _UNREAD
+        leave = mode.hook("leave_", kind, mode.leaves) if mode.plain_leave or mode.scope_leave else _UNREAD
+        fields = tuple((field, how, visit_hook in mode.attributes, leave_hook in mode.attributes)
+                       for field, how, visit_hook, leave_hook in plan)
+        assigns = mode.scope_leave and issubclass(kind, scope_provider._ASSIGNMENT_LIKE_NODES)
+        steps = (visit, leave, fields, assigns)
+    mode.steps[kind] = steps
+    return steps
+
+
+def _plain(self: CSTNode, visitor: Any, mode: _Hooks) -> Any:
+    """:func:`_visit` for a visitor whose attribute hooks are libcst's default (the commonest walk), with what to call
+    for each node type found once (:func:`_steps`); its children are walked here directly."""
+    kind = type(self)
+    steps = mode.steps.get(kind, _UNREAD)
+    if steps is _UNREAD:
+        steps = _steps(mode, kind)
+    if steps is None:
+        return _libcst_visit(self, visitor)
+    visit, leave, fields, assigns = steps
+    if visit is _UNREAD:
+        enter = visitor.on_visit(self)
+    else:
+        enter = visit is None or visit(visitor, self) is not False
+    if enter:
+        for field, how, visit_attribute, leave_attribute in fields:
+            if visit_attribute:
+                visitor.on_visit_attribute(self, field)
+            value = getattr(self, field)
+            if how == _MANY:
+                for child in value:
+                    _plain(child, visitor, mode)
+            elif how == _REQUIRED or (value is not None if how == _OPTIONAL else value is not MaybeSentinel.DEFAULT):
+                _plain(value, visitor, mode)
+            if leave_attribute:
+                visitor.on_leave_attribute(self, field)
+    if leave is _UNREAD:
+        visitor.on_leave(self)
+        return self
+    if mode.scope_leave:  # libcst's ScopeVisitor.on_leave, its isinstance test kept per node type
+        visitor.provider.set_metadata(self, visitor.scope)
+        if assigns:
+            visitor.scope._assignment_count += 1
+    if leave is not None:
+        leave(visitor, self)
+    return self
+
+
+def _general(self: CSTNode, visitor: Any, mode: Any) -> Any:
+    """:func:`_visit` for a batched visitor or one that handles attribute callbacks itself."""
     kind = type(self)
     plan: Any = _plans.get(kind, _UNREAD)
     if plan is _UNREAD:
         plan = plan_of(kind)
     if plan is None:
         return _libcst_visit(self, visitor)
-    plain = type(mode) is _Hooks
-    if plain and mode.plain_visit:  # CSTVisitor.on_visit, without looking up a stub that does nothing
-        hook = mode.visits.get(kind, _UNREAD)
-        if hook is _UNREAD:
-            hook = mode.hook("visit_", kind, mode.visits)
-        enter = hook is None or hook(visitor, self) is not False
-    else:
-        enter = visitor.on_visit(self)
-    if enter and plan:
+    if visitor.on_visit(self) and plan:
         if mode is _BATCHED:
             hooks = visitor.visitor_methods
             if kind is Module and _module_only(visitor):
                 visitor.on_leave(self)  # nothing below the module is hooked: walking it would call nothing
                 return self
         else:
-            hooks = mode.attributes if plain else mode
+            hooks = mode
         always = hooks is _ALWAYS
         for field, how, visit_hook, leave_hook in plan:
             if always or visit_hook in hooks:
@@ -285,21 +342,7 @@ def _visit(self: CSTNode, visitor: Any) -> Any:
                 value.visit(visitor)
             if always or leave_hook in hooks:
                 visitor.on_leave_attribute(self, field)
-    if plain and (mode.plain_leave or mode.scope_leave):
-        if mode.scope_leave:  # libcst's ScopeVisitor.on_leave, its isinstance test kept per node type
-            visitor.provider.set_metadata(self, visitor.scope)
-            assigns = _assignment_like.get(kind)
-            if assigns is None:
-                assigns = _assignment_like[kind] = issubclass(kind, scope_provider._ASSIGNMENT_LIKE_NODES)
-            if assigns:
-                visitor.scope._assignment_count += 1
-        hook = mode.leaves.get(kind, _UNREAD)
-        if hook is _UNREAD:
-            hook = mode.hook("leave_", kind, mode.leaves)
-        if hook is not None:
-            hook(visitor, self)
-    else:
-        visitor.on_leave(self)
+    visitor.on_leave(self)
     return self
 
 
