@@ -112,7 +112,7 @@ def analyze(module: cst.Module, source: str, *, graph_constructors: Sequence[str
     positions = {} if spans is not None else positions_of(module, [item.node for item in raw])  # else the reported nodes'
     located = []
     for item in raw:
-        where = code_range(spans[item.node]) if spans is not None else positions[item.node]
+        where = code_range(spans[id(item.node)]) if spans is not None else positions[item.node]
         located.append(
             Located(
                 where.start.line,

@@ -19,7 +19,7 @@ from libcst.metadata import MetadataWrapper
 from jitcheck.lint import names
 from jitcheck.lint.callers import Elsewhere, Site, public_caller, repeated_elsewhere
 from jitcheck.lint.collect import CallSite, ClassInfo, Context
-from jitcheck.lint.positions import Span, ranges_of
+from jitcheck.lint.positions import Spans, ranges_of
 from jitcheck.lint.resolver import Resolver, param_names, returned_values
 
 _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
@@ -30,8 +30,9 @@ class Frequency(Resolver):
 
     path: str
     _metadata: MetadataWrapper | None = None
-    spans: dict[cst.CSTNode, Span] | None = None
-    """Every node's range, once a line was asked for (then the reported nodes' positions are read from it too)."""
+    spans: Spans | None = None
+    """Every node's range by its ``id``, once a line was asked for (then the reported nodes' positions are read from
+    it too)."""
 
     def line_of(self, node: cst.CSTNode) -> int:
         """The 1-based line ``node`` starts on (0 when unknown); asked only when a finding is being made or a name
@@ -43,7 +44,7 @@ class Frequency(Resolver):
             if self._metadata is None:
                 return 0
             self.spans = ranges_of(self._metadata.module)
-        span = self.spans.get(node)
+        span = self.spans.get(id(node))
         return span[0] if span is not None else 0
 
     def is_library_module(self) -> bool:

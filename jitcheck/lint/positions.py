@@ -139,6 +139,10 @@ Span = tuple[int, int, int, int]
 """A range as plain numbers: its start line and column, its end line and column (``CodeRange``'s, columns from 0)."""
 
 
+Spans = dict[int, Span]
+"""Ranges by the ``id`` of their node."""
+
+
 class _Spanned:
     """``record_syntactic_position``'s context for :class:`_RangeState` (a plain object: libcst's is a generator)."""
 
@@ -155,9 +159,9 @@ class _Spanned:
     def __exit__(self, *_: object) -> None:
         state = self.state
         spans = state.spans
-        start = spans[self.start_node] if self.start_node is not None else None
-        end = spans[self.end_node] if self.end_node is not None else None
-        spans[self.node] = (start[0] if start else self.line, start[1] if start else self.column,
+        start = spans[id(self.start_node)] if self.start_node is not None else None
+        end = spans[id(self.end_node)] if self.end_node is not None else None
+        spans[id(self.node)] = (start[0] if start else self.line, start[1] if start else self.column,
                             end[2] if end else state.line, end[3] if end else state.column)
 
 
@@ -170,7 +174,7 @@ class _RangeState(CodegenState):
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.line = 1
         self.column = 0
-        self.spans: dict[cst.CSTNode, Span] = {}
+        self.spans: Spans = {}
         self._starts: list[tuple[int, int]] = []
 
     def add_indent_tokens(self) -> None:
@@ -192,16 +196,18 @@ class _RangeState(CodegenState):
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         line, column = self._starts.pop()
-        if node not in self.spans:  # a syntactic range recorded inside the node is kept
-            self.spans[node] = (line, column, self.line, self.column)
+        key = id(node)  # (a node's own __hash__ is a Python function: two calls per node)
+        if key not in self.spans:  # a syntactic range recorded inside the node is kept
+            self.spans[key] = (line, column, self.line, self.column)
 
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
                                   end_node: cst.CSTNode | None = None) -> Any:
         return _Spanned(self, node, start_node, end_node)
 
 
-def ranges_of(module: cst.Module) -> dict[cst.CSTNode, Span]:
-    """Every node's ``PositionProvider`` range, as plain numbers (:data:`Span`), with one write-out of ``module``."""
+def ranges_of(module: cst.Module) -> Spans:
+    """Every node's ``PositionProvider`` range, as plain numbers (:data:`Span`), by the node's ``id`` (valid while
+    ``module`` lives), with one write-out of ``module``."""
     state = _RangeState(module)
     module._codegen(state)
     return state.spans
@@ -212,4 +218,4 @@ def code_range(span: Span) -> CodeRange:
     return CodeRange(CodePosition(span[0], span[1]), CodePosition(span[2], span[3]))
 
 
-__all__ = ["CodePosition", "CodeRange", "Span", "code_range", "lines_of", "positions_of", "ranges_of"]
+__all__ = ["CodePosition", "CodeRange", "Span", "Spans", "code_range", "lines_of", "positions_of", "ranges_of"]
