@@ -394,6 +394,8 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     # round 25 (6 December 2026, night), labelled blind
     ("quantax", "0.4.0"),
     ("sparsejac", "0.2.0"),
+    # round 26 (6 December 2026, morning), labelled blind
+    ("surjectors", "0.3.3"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
@@ -508,6 +510,9 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("jaxmore", "0.5.0"),
     ("jaxrenderer", "0.3.2"),
     ("jaxsr", "0.3.0"),
+    # round 26 (6 December 2026, morning), labelled blind:
+    ("imax", "0.0.1b11"),
+    ("signax", "0.2.1"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
