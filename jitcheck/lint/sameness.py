@@ -249,12 +249,48 @@ class Sameness(Repetition):
                 for texts in passed.values() for site, text in zip(sites, texts) if site.context.function is None) \
                 and all(self.bound_once_before(first) for first, second in zip(sites, sites[1:])
                         if first.context.function is second.context.function is not None):
-            return self.same_code(evidence, fun, why="every call site passes the same arguments")
+            callers_of = self.handed_from_callers(sites, passed)
+            if not callers_of:
+                return self.same_code(evidence, fun, why="every call site passes the same arguments")
+            # `def _run(config): model = build(config); train(model)`, `_run` called by two tests: the one call of
+            # `train` passes `model` each time, but `model` is made from what `_run`'s own callers hand in.
+            chained = self.through_one_site(fun, function, context, sites, sources, read, depth)
+            if chained is not None:
+                return chained
+            return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
+                f"that each call builds the same program: the arguments it reads come from {_names(callers_of)}'s "
+                "parameters, which its callers may vary")), confidence="low")
         chained = self.through_one_site(fun, function, context, sites, sources, read, depth)
         if chained is not None:
             return chained
         return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
             f"that the calls compute the same thing: they pass different {_names(sorted(passed))}")), confidence="low")
+
+    def handed_from_callers(self, sites: list[CallSite], passed: dict[str, list[str | None]]) -> list[str]:
+        """The functions (by name) of ``sites`` whose arguments, as passed there (``passed``: each read parameter's
+        text at each site), read a parameter of that function, or a name it derives from one, that the function's own
+        calls in the run pass differently (other texts, or star arguments): the same text at ``sites`` is then not
+        the same value on each run. A function with no call in the run (a callback, a public function) is not
+        counted: what it is handed is not known to vary."""
+        found: list[str] = []
+        for index, site in enumerate(sites):
+            caller = site.context.function
+            if not isinstance(caller, cst.FunctionDef):
+                continue
+            words = set().union(*(_words(texts[index] or "") for texts in passed.values()))
+            params = set(self.def_params(caller)) | {p.name.value for p in caller.params.kwonly_params}
+            params.discard(site.context.self_name or "")
+            derived = self.derived(caller, params)
+            handed = _sources(words & (params | set(derived)), params, derived)
+            if not handed:
+                continue
+            calls = runs_of(self.callers(caller, site.context))
+            texts = [[self.argument_text(call, caller, site.context, name) for call in calls] for name in handed]
+            if calls and any(None in each or len(set(each)) > 1 for each in texts):
+                name = site.context.function_name or caller.name.value
+                if name not in found:
+                    found.append(name)
+        return found
 
     def through_one_site(self, fun: cst.CSTNode, function: cst.FunctionDef, context: Context, sites: list[CallSite],
                          sources: list[str], read: set[str], depth: int) -> Evidence | None:

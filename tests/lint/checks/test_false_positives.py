@@ -152,6 +152,42 @@ def test_a_caller_loop_that_sets_a_configuration_each_time_is_not_shown_the_same
     assert shown(body.replace("                config.width = width\n", "")) == [(7, "JC105")]
 
 
+def test_one_call_passing_what_its_own_function_was_handed_is_judged_by_that_functions_callers() -> None:
+    # `train` is called once, from `_run`, always with `model`; but `_run` makes `model` from what each test hands it:
+    # two tests, two models, two programs. The same text at the one call is not the same value on each run.
+    body = """\
+        def train(model, xs):
+            @jax.jit
+            def step(x):
+                return model(x)
+
+            return [step(x) for x in xs]
+
+        def _run(power):
+            model = lambda x: x ** power
+            return train(model, [jnp.ones(3)])
+
+        def test_square():
+            return _run(2)
+
+        def test_cube():
+            return _run(3)
+        """
+    assert check(body) == [(2, "JC105")]
+    assert shown(body) == []
+    assert compiles_of(body, "(test_square(), test_cube())", "step") == 2
+    # `_run` makes the same model whatever it is handed: each test compiles the same program, once each.
+    same = body.replace("lambda x: x ** power", "lambda x: x ** 2")
+    assert shown(same) == [(2, "JC105")]
+    assert compiles_of(same, "(test_square(), test_cube())", "step") == 2
+    hoisted = same.replace("            @jax.jit\n            def step(x):\n                return model(x)\n\n",
+                           "            step = _STEP\n").replace("        def _run(power):", """\
+        _STEP = jax.jit(lambda x: x ** 2)
+
+        def _run(power):""")
+    assert compiles_of(hoisted, "(test_square(), test_cube())", "<lambda>") == 1
+
+
 def test_a_helper_called_once_from_each_cell_or_test_on_other_inputs_is_not_a_loop() -> None:
     # A notebook's cells (module level) and tests each run once: two calls on two systems are two programs.
     body = """\
