@@ -269,9 +269,11 @@ class Sameness(Repetition):
     def handed_from_callers(self, sites: list[CallSite], passed: dict[str, list[str | None]]) -> list[str]:
         """The functions (by name) of ``sites`` whose arguments, as passed there (``passed``: each read parameter's
         text at each site), read a parameter of that function, or a name it derives from one, that the function's own
-        calls in the run pass differently (other texts, or star arguments): the same text at ``sites`` is then not
-        the same value on each run. A function with no call in the run (a callback, a public function) is not
-        counted: what it is handed is not known to vary."""
+        calls in the run pass differently (other texts, or star arguments) from code that runs once each (tests,
+        notebook cells, a script's top level): the same text at ``sites`` is then not the same value on each run,
+        as two tests on other inputs are not a loop over one program. A function with no call in the run (a
+        callback, a public function), or one called from code that runs again, is not counted: what it is handed
+        is not known to vary."""
         found: list[str] = []
         for index, site in enumerate(sites):
             caller = site.context.function
@@ -285,8 +287,10 @@ class Sameness(Repetition):
             if not handed:
                 continue
             calls = runs_of(self.callers(caller, site.context))
+            once = all(not call.context.in_loop and (call.context.function is None or self.runs_once(call.context))
+                       for call in calls)
             texts = [[self.argument_text(call, caller, site.context, name) for call in calls] for name in handed]
-            if calls and any(None in each or len(set(each)) > 1 for each in texts):
+            if calls and once and any(None in each or len(set(each)) > 1 for each in texts):
                 name = site.context.function_name or caller.name.value
                 if name not in found:
                     found.append(name)
