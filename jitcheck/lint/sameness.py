@@ -289,8 +289,10 @@ class Sameness(Repetition):
             calls = runs_of(self.callers(caller, site.context))
             once = all(not call.context.in_loop and (call.context.function is None or self.runs_once(call.context))
                        for call in calls)
+            # (a name a call leaves out is its default, the same at each; a star argument may hand in anything)
+            starred = any(arg.star for call in calls for arg in call.node.args)
             texts = [[self.argument_text(call, caller, site.context, name) for call in calls] for name in handed]
-            if calls and once and any(None in each or len(set(each)) > 1 for each in texts):
+            if calls and once and (starred or any(len(set(each)) > 1 for each in texts)):
                 name = site.context.function_name or caller.name.value
                 if name not in found:
                     found.append(name)

@@ -179,6 +179,10 @@ def test_one_call_passing_what_its_own_function_was_handed_is_judged_by_that_fun
     # `_run` makes the same model whatever it is handed: each test compiles the same program, once each.
     same = body.replace("lambda x: x ** power", "lambda x: x ** 2")
     assert shown(same) == [(2, "JC105")]
+    # Both tests leave `power` at its default: one value, the same program twice.
+    default = body.replace("def _run(power):", "def _run(power=2):").replace("_run(2)", "_run()").replace("_run(3)", "_run()")
+    assert shown(default) == [(2, "JC105")]
+    assert compiles_of(default, "(test_square(), test_cube())", "step") == 2
     assert compiles_of(same, "(test_square(), test_cube())", "step") == 2
     hoisted = same.replace("            @jax.jit\n            def step(x):\n                return model(x)\n\n",
                            "            step = _STEP\n").replace("        def _run(power):", """\
