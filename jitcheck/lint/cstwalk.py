@@ -163,7 +163,7 @@ class _Hooks:
     attribute hooks by name, and a name that only libcst's no-op stub answers needs no call (its result is None: the
     children are visited)."""
 
-    __slots__ = ("attributes", "kind", "plain_visit", "plain_leave", "scope_leave", "visits", "leaves", "steps")
+    __slots__ = ("attributes", "kind", "plain_visit", "plain_leave", "scope_leave", "steps")
 
     def __init__(self, kind: type) -> None:
         self.kind = kind
@@ -171,12 +171,10 @@ class _Hooks:
         self.plain_visit = kind.on_visit is CSTVisitor.on_visit  # type: ignore[attr-defined]
         self.plain_leave = kind.on_leave is CSTVisitor.on_leave  # type: ignore[attr-defined]
         self.scope_leave = kind is scope_provider.ScopeVisitor and _SCOPE_LEAVE is not None  # libcst's own, not a subclass
-        self.visits: dict[type, Any] = {}
-        self.leaves: dict[type, Any] = {}
         self.steps: dict[type, Any] = {}
         """Per node type, what :func:`_plain` does (:func:`_steps`)."""
 
-    def hook(self, prefix: str, node_type: type, found: dict[type, Any]) -> Any:
+    def hook(self, prefix: str, node_type: type) -> Any:
         """The function ``CSTVisitor.on_visit``/``on_leave`` would call for ``node_type`` (None: a no-op or none)."""
         name = f"{prefix}{node_type.__name__}"
         function = inspect.getattr_static(self.kind, name, None)
@@ -187,7 +185,6 @@ class _Hooks:
             def hook(visitor: Any, node: CSTNode, name: str = name) -> Any:
                 bound = getattr(visitor, name, None)
                 return bound(node) if bound is not None else None
-        found[node_type] = hook
         return hook
 
 
@@ -266,8 +263,8 @@ def _steps(mode: _Hooks, kind: type) -> Any:
         plan = plan_of(kind)
     steps: Any = None
     if plan is not None:
-        visit = mode.hook("visit_", kind, mode.visits) if mode.plain_visit else _UNREAD
-        leave = mode.hook("leave_", kind, mode.leaves) if mode.plain_leave or mode.scope_leave else _UNREAD
+        visit = mode.hook("visit_", kind) if mode.plain_visit else _UNREAD
+        leave = mode.hook("leave_", kind) if mode.plain_leave or mode.scope_leave else _UNREAD
         fields = tuple((field, how, visit_hook in mode.attributes, leave_hook in mode.attributes)
                        for field, how, visit_hook, leave_hook in plan)
         assigns = mode.scope_leave and issubclass(kind, scope_provider._ASSIGNMENT_LIKE_NODES)
