@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from jitcheck.lint.astwalk import children, walk
-from jitcheck.lint.names import CONSTRUCTOR_METHODS, NOT_LIBRARY, ONCE_FUNCTIONS
+from jitcheck.lint.names import CONSTRUCTOR_METHODS, NOT_LIBRARY, ONCE_FUNCTIONS, class_named
 from jitcheck.lint.spelling import annotation_name
 from jitcheck.lint.spelling import dotted as _dotted
 
@@ -715,7 +715,7 @@ class _Recorder:
         elif isinstance(func, ast.Name):
             names.add(func.id)
         last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-        if last in CONSTRUCTOR_METHODS or last[:1].isupper() and not last.isupper():
+        if last in CONSTRUCTOR_METHODS or class_named(last):
             return  # handed to a constructor (`Model(step)`, `super().__init__(solver=s)`): kept by the object it builds
         for value in (*call.args, *(k.value for k in call.keywords)):
             value = value.value if isinstance(value, ast.Starred) else value

@@ -694,8 +694,7 @@ def reads_inputs(site: CallSite) -> bool:
 def _constructor(call: cst.Call) -> bool:
     """True when ``call`` builds an object of a class, by the convention that class names are capitalised
     (``Model(init, apply)``, ``optim.PSO(f)``; not a constant's name in capitals)."""
-    name = _last_name(call.func)
-    return name[:1].isupper() and not name.isupper()
+    return names.class_named(_last_name(call.func))
 
 
 __all__ = ["Frequency", "reads_inputs", "runs_of"]

@@ -196,6 +196,12 @@ def cache_named(name: str) -> bool:
     return "cache" in lowered or "memo" in lowered
 
 
+def class_named(name: str) -> bool:
+    """True when ``name`` is spelled as a class's, by the convention that class names are capitalised (``Model``,
+    ``PSO``'s ``optim.PSO``; not a constant's name in capitals, ``MAX_STEPS``): calling it builds an object."""
+    return name[:1].isupper() and not name.isupper()
+
+
 CONSTRUCTOR_METHODS: Final = frozenset({"__init__", "__post_init__", "setup"})
 """Methods that run once per object: ``self.f = jax.jit(self.g)`` there is the recommended pattern."""
 
@@ -273,6 +279,7 @@ __all__ = [
     "CONSTRUCTOR_METHODS",
     "CONTAINER_BUILTINS",
     "cache_named",
+    "class_named",
     "DATACLASS_DECORATORS",
     "EQUINOX_PARTIALS",
     "FUNCTION_FIELDS",

@@ -199,8 +199,7 @@ class Sameness(Repetition):
             return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
                 f"that each call builds the same program: the caller's loop sets {_names(configured)} on each "
                 "iteration")), confidence="low")
-        once = [site for site in sites if not site.context.in_loop
-                and (site.context.function is None or self.runs_once(site.context))]
+        once = [site for site in sites if self.site_runs_once(site)]
         alike = self.calls_alike(sites)
         if alike is not None:
             # Two calls in one run (one function's body, or one script's or notebook's top level) spelled alike,
@@ -266,6 +265,11 @@ class Sameness(Repetition):
         return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
             f"that the calls compute the same thing: they pass different {_names(sorted(passed))}")), confidence="low")
 
+    def site_runs_once(self, site: CallSite) -> bool:
+        """Whether the call ``site`` runs once per program or test: not in a loop, at module level (a script's top
+        level, a notebook cell) or in code that runs once (:meth:`~jitcheck.lint.frequency.Frequency.runs_once`)."""
+        return not site.context.in_loop and (site.context.function is None or self.runs_once(site.context))
+
     def handed_from_callers(self, sites: list[CallSite], passed: dict[str, list[str | None]]) -> list[str]:
         """The functions (by name) of ``sites`` whose arguments, as passed there (``passed``: each read parameter's
         text at each site), read a parameter of that function, or a name it derives from one, that the function's own
@@ -287,8 +291,7 @@ class Sameness(Repetition):
             if not handed:
                 continue
             calls = runs_of(self.callers(caller, site.context))
-            once = all(not call.context.in_loop and (call.context.function is None or self.runs_once(call.context))
-                       for call in calls)
+            once = all(self.site_runs_once(call) for call in calls)
             # (a name a call leaves out is its default, the same at each; a star argument may hand in anything)
             starred = any(arg.star for call in calls for arg in call.node.args)
             texts = [[self.argument_text(call, caller, site.context, name) for call in calls] for name in handed]
