@@ -396,6 +396,11 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("sparsejac", "0.2.0"),
     # round 26 (6 December 2026, morning), labelled blind
     ("surjectors", "0.3.3"),
+    # round 27 (6 December 2026, morning), labelled blind
+    ("dm-clrs", "2.0.3"),
+    ("cax", "0.3.3"),
+    ("tornadox", "0.0.1"),
+    ("diffstar", "1.0.3"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
@@ -513,6 +518,9 @@ SEALED: tuple[tuple[str, str], ...] = (
     # round 26 (6 December 2026, morning), labelled blind:
     ("imax", "0.0.1b11"),
     ("signax", "0.2.1"),
+    # round 27 (6 December 2026, morning), labelled blind:
+    ("diffmah", "0.7.3"),
+    ("exoplanet-core", "0.3.1"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
