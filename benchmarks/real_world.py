@@ -401,6 +401,9 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("cax", "0.3.3"),
     ("tornadox", "0.0.1"),
     ("diffstar", "1.0.3"),
+    # round 28 (6 December 2026, morning), labelled blind
+    ("diffstarpop", "0.0.2"),
+    ("braincell", "0.1.0"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
