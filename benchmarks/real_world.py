@@ -404,6 +404,10 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     # round 28 (6 December 2026, morning), labelled blind
     ("diffstarpop", "0.0.2"),
     ("braincell", "0.1.0"),
+    ("paltax", "1.0.1"),
+    ("s2scat", "0.0.3"),
+    ("nequix", "0.4.5"),
+    ("google-jetstream", "0.2.2"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
