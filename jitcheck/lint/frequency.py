@@ -421,8 +421,10 @@ class Frequency(Resolver):
         """
         if built is None:
             return False
+        # A call made only while a closure is traced is inlined there; so is a wrapper handed to a transformation that
+        # is jitted where it is made (`jax.jit(jax.jacfwd(f))`: only the outer wrapper compiles).
         calls = [site for site in self.uses_of(target) if self.within(site.context.function, built.function)
-                 and not self.under_trace(site)]  # a call made only while a closure is traced is inlined there
+                 and not self.under_trace(site) and not self.jitted_transform(site)]
         function = built.function
         if isinstance(function, cst.FunctionDef) and not built.in_loop:
             stored = [site for site in calls if site.context.function is function and self.returned_object(site.node, function)]
@@ -450,9 +452,13 @@ class Frequency(Resolver):
             # A public driver: reported, on the guess that users call it again (preview). A wrapper used only by
             # closures of the building function lives on in what it returns or stores (`NeighborFns(allocate, update)`):
             # callers elsewhere that call it again may keep each product, which their records do not show.
-            if not direct and isinstance(built.function, cst.FunctionDef) and self.elsewhere(built.function, built) is not None \
-                    and self.outlived(calls, built.function):
-                return self.repeated(built, functions_are_api=False, across=False)
+            if not direct and isinstance(built.function, cst.FunctionDef) and self.outlived(calls, built.function):
+                if self.elsewhere(built.function, built) is not None:
+                    return self.repeated(built, functions_are_api=False, across=False)
+                if self.held_by_product(calls, built.function):
+                    # `return Problem(f, df_diagonal=lambda t, x: jnp.diag(df(t, x)))`: the wrapper lives on in the
+                    # factory's product, built once per product; again only where callers use it where they make it.
+                    return self.product_repeated(built.function, built)
             return self.repeated(built)
         return True
 
@@ -476,6 +482,43 @@ class Frequency(Resolver):
                         continue
                     return True
         return False
+
+    def jitted_transform(self, site: CallSite) -> bool:
+        """True when ``site`` is a transformation (``jax.jacfwd(f)``) whose product is handed straight to a jit wrapper
+        (``jax.jit(jax.jacfwd(f))``): what it is handed runs only while that wrapper traces it, inlined there (jax:
+        a jitted ``f`` compiles nothing of its own, the outer wrapper once per build)."""
+        own = self.c.call_of_func.get(site.node.func)  # the transformation's call, with what holds it
+        if own is None or not isinstance(own.parent, cst.Arg) or not self.qnames(site.node.func) & names.TRANSFORMATIONS.keys():
+            return False
+        outer = self.c.handed_to.get(own.parent)
+        return outer is not None and self.wrapper_for(outer.func) is not None
+
+    def held_by_product(self, calls: list[CallSite], function: cst.FunctionDef) -> bool:
+        """True when each of ``calls`` is made in a closure of ``function`` that is its product: a closure it returns,
+        or one it hands to the object it returns (``return Problem(f, jac=lambda t, x: df(t, x))``)."""
+        returned = self.returned_closures(function)
+        for site in calls:
+            holder = site.context.function
+            for _ in range(32):
+                defined = self.c.defs.get(holder) if holder is not None else None
+                if defined is None or defined.function is function:
+                    break
+                holder = defined.function
+            if not isinstance(holder, (cst.FunctionDef, cst.Lambda)) or holder is function or \
+                    self.c.defs.get(holder) is None or self.c.defs[holder].function is not function:
+                return False
+            if holder in returned:
+                continue
+            if isinstance(holder, cst.Lambda):
+                handed = self.lambda_handed_to(holder)
+                if handed is None or not self.returned_object(handed, function):
+                    return False
+                continue
+            handed_to = [self.c.passed.get(access.node) for assignment in self.assignments_of(holder)
+                         for access in getattr(assignment, "references", ())]
+            if not handed_to or any(use is None or not self.returned_object(use.node, function) for use in handed_to):
+                return False
+        return True
 
     def product_repeated(self, function: cst.FunctionDef, built: Context) -> bool:
         """True when the factory ``function``'s callers here use its product where they make it (:meth:`product_used`)
