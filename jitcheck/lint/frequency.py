@@ -584,7 +584,7 @@ class Frequency(Resolver):
         targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
         if len(targets) != 1 or not isinstance(targets[0], cst.Name):
             return False
-        uses = self.uses_of(targets[0])
+        uses = self.product_uses(targets[0])
         return bool(uses) and all(use.context.function is site.context.function and (
             use.context.in_loop or _constructor(use.node) and use.node.func is not targets[0]) for use in uses)
 
@@ -649,6 +649,18 @@ class Frequency(Resolver):
                         found.append(bound)
         return found
 
+    def product_uses(self, target: cst.Name) -> list[CallSite]:
+        """The uses of the factory product bound to ``target``: its calls, the calls it is handed to, and the calls of
+        its attributes (``problem = build()`` then ``problem.f(x)``: the functions the product keeps)."""
+        methods: dict[int, CallSite] | None = self.__dict__.get("_attribute_calls")
+        if methods is None:
+            methods = {id(func.value): site for func, site in self.c.call_of_func.items()
+                       if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)}
+            self.__dict__["_attribute_calls"] = methods
+        found = [methods[id(access.node)] for assignment in self.assignments_of(target)
+                 for access in getattr(assignment, "references", ()) if id(access.node) in methods]
+        return self.in_source_order([*self.uses_of(target), *found])
+
     def product_used(self, site: CallSite, depth: int = 0) -> bool:
         """True when the call ``site`` of a factory uses the product where it makes it: calls it at once,
         hands it to a call, or binds it to a name that the calling function itself calls or hands on.
@@ -673,7 +685,7 @@ class Frequency(Resolver):
             names_bound = [t for t in (items or targets) if isinstance(t, cst.Name)]
             if len(names_bound) < len(items or targets):
                 return False  # stored in an attribute or an item (`fn = cache[key] = make()` too)
-            uses = [use for target in names_bound for use in self.uses_of(target)]
+            uses = [use for target in names_bound for use in self.product_uses(target)]
             if any(use.context.function is outer for use in uses):
                 return True
             if uses and isinstance(outer, cst.FunctionDef) and depth <= 4 and self.returns_closure(outer):

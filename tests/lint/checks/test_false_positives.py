@@ -962,6 +962,27 @@ def test_wrappers_a_factory_keeps_in_the_object_it_returns_are_built_once_per_pr
         """
     assert compiles_of(again, "solve_all(3)", "rhs") == 6
     assert shown(again) == [(6, "JC105"), (10, "JC105")]
+    # Calling the functions the product keeps (`problem.f(...)`) uses it as much as handing it on: built and used on
+    # each pass, reported; built once before the loop of a function that runs once, not (a guess in preview only).
+    by_attribute = body + """\
+
+        def sweep(n):
+            for _ in range(n):
+                problem = build()
+                problem.f(0.0, jnp.ones(3))
+                problem.df_diagonal(0.0, jnp.ones(3))
+        """
+    assert compiles_of(by_attribute, "sweep(3)", "rhs") == 6
+    assert shown(by_attribute) == [(6, "JC105"), (10, "JC105")]
+    built_once = by_attribute.replace("""\
+            for _ in range(n):
+                problem = build()
+""", """\
+            problem = build()
+            for _ in range(n):
+""") + "\n        sweep(3)\n"
+    assert compiles_of(built_once, "sweep(3)", "rhs") == 2
+    assert shown(built_once) == []
     # Only the outer wrapper compiles: `rhs` hoisted alone, the jit of its jacobian rebuilt on each call still
     # compiles each time (3 calls, 3 compiles), so the advice to hoist `rhs` would not be a fix there.
     hoisted = """\
