@@ -467,12 +467,7 @@ class Frequency(Resolver):
         stored, put in a container or handed to a constructor. A closure only called there, or handed to a call
         (`minimize(objective, x0)`), is done with when ``function`` returns: its wrapper is built again by each call."""
         for site in calls:
-            holder = site.context.function
-            for _ in range(32):
-                defined = self.c.defs.get(holder) if holder is not None else None
-                if defined is None or defined.function is function:
-                    break
-                holder = defined.function
+            holder = self.holder_in(site, function)
             if not isinstance(holder, cst.FunctionDef) or holder is function or holder in self.returned_closures(function):
                 return True
             for assignment in self.assignments_of(holder):
@@ -482,6 +477,17 @@ class Frequency(Resolver):
                         continue
                     return True
         return False
+
+    def holder_in(self, site: CallSite, function: cst.FunctionDef) -> object:
+        """The ``def`` or lambda defined directly in ``function`` whose body makes the call ``site`` (``function``
+        itself for a call made in its own body; whatever the climb ends at for a call outside it)."""
+        holder = site.context.function
+        for _ in range(32):
+            defined = self.c.defs.get(holder) if holder is not None else None
+            if defined is None or defined.function is function:
+                break
+            holder = defined.function
+        return holder
 
     def jitted_transform(self, site: CallSite) -> bool:
         """True when ``site`` is a transformation (``jax.jacfwd(f)``) whose product is handed straight to a jit wrapper
@@ -498,12 +504,7 @@ class Frequency(Resolver):
         or one it hands to the object it returns (``return Problem(f, jac=lambda t, x: df(t, x))``)."""
         returned = self.returned_closures(function)
         for site in calls:
-            holder = site.context.function
-            for _ in range(32):
-                defined = self.c.defs.get(holder) if holder is not None else None
-                if defined is None or defined.function is function:
-                    break
-                holder = defined.function
+            holder = self.holder_in(site, function)
             if not isinstance(holder, (cst.FunctionDef, cst.Lambda)) or holder is function or \
                     self.c.defs.get(holder) is None or self.c.defs[holder].function is not function:
                 return False
