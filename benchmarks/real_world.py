@@ -408,6 +408,9 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     ("s2scat", "0.0.3"),
     ("nequix", "0.4.5"),
     ("google-jetstream", "0.2.2"),
+    # round 29 (6 December 2026, morning), labelled blind
+    ("gwpopulation", "1.4.0"),
+    ("aesara", "2.9.4"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
