@@ -411,6 +411,11 @@ FRESH_DEVELOPMENT: tuple[tuple[str, str], ...] = (
     # round 29 (6 December 2026, morning), labelled blind
     ("gwpopulation", "1.4.0"),
     ("aesara", "2.9.4"),
+    ("matfree", "0.6.3"),
+    ("kithara", "0.0.10"),
+    ("torax", "1.4.3"),
+    ("sofima", "0.1"),
+    ("phiflow", "3.4.0"),
 )
 """Round 8's new libraries (4 December 2026) on the development side of split.py's rule: public JAX
 libraries with jit sites in their sdist, labelled by reading the code before the pass was run on them,
