@@ -542,6 +542,10 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("alphafold", "2.0.0"),
     ("candl-like", "2.2.0"),
     ("jqmc", "0.2.2"),
+    # round 29 (6 December 2026, morning), labelled blind (desc-opt partly: the files its labeller read):
+    ("meent", "0.13.2"),
+    ("phiml", "1.16.1"),
+    ("desc-opt", "0.17.3"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
