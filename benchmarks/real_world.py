@@ -546,6 +546,9 @@ SEALED: tuple[tuple[str, str], ...] = (
     ("meent", "0.13.2"),
     ("phiml", "1.16.1"),
     ("desc-opt", "0.17.3"),
+    ("dlux", "0.15.1"),
+    ("google-tunix", "0.1.7"),
+    ("qwix", "0.1.8"),
 )
 """The sealed half (split.py's rule): labelled in benchmarks/corpus/sealed.tsv by reading the
 code, never by looking at the pass's findings; scored only with ``--sealed``, once a round."""
