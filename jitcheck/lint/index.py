@@ -1552,8 +1552,9 @@ def build_index(files: Iterable[tuple[Path, str, bytes]], cache_file: Path | Non
     imported = imported_modules(summary for _, _, summary, _ in read)
     names: dict[Path, str] = {}
     contents: dict[str, str] = {}
+    named = run_names({path: name for path, name, _, _ in read}, imported)
     for path, name, summary, key in read:
-        name = names[path] = namespace_name(path, name, imported)
+        name = names[path] = named[path]
         if name not in summaries:
             summaries[name] = summary
             paths[name] = path.as_posix()
@@ -1596,6 +1597,38 @@ def namespace_name(path: Path, name: str, imported: set[str]) -> str:
     return best
 
 
+def run_names(named: Mapping[Path, str], imported: set[str]) -> dict[Path, str]:
+    """The module name of each file of a run (``named``: its name from the packages around it,
+    :func:`module_name_cached`), as the run's own imports (``imported``, :func:`imported_modules`) name it.
+
+    Two layouts are named by those imports rather than by their folders. A package whose folder is not its import name
+    (an sdist unpacked as ``sofima-0.1/`` with its ``__init__.py`` at the top, an archive or clone named ``pkg-main``)
+    cannot be imported through that folder, yet its modules import each other by the package's name (``from sofima
+    import mesh``): the folder's name cut at a ``-`` (the longest cut first, each kept ``-`` read as ``_``) is that
+    name when some module of the run imports one of the folder's modules through it, and every module of the folder
+    is named under it. A file in folders without ``__init__.py`` is named by :func:`namespace_name`."""
+    tops: dict[Path, list[tuple[Path, str]]] = {}
+    for path, name in named.items():
+        parts = [] if name == "__init__" else name.split(".")
+        depth = len(parts) if path.stem == "__init__" else len(parts) - 1
+        if depth < 0 or depth >= len(path.parents):
+            continue
+        top = path.parents[depth]
+        if not _importable(top.name) and (top / "__init__.py").exists():
+            tops.setdefault(top, []).append((path, name))
+    renamed: dict[Path, str] = {}
+    for top, members in tops.items():
+        cuts = top.name.split("-")
+        for end in range(len(cuts), 0, -1):
+            package = "_".join(cuts[:end])
+            if not _importable(package):
+                continue
+            if any(f"{package}.{name}" in imported for _, name in members if name != "__init__"):
+                renamed.update((path, package if name == "__init__" else f"{package}.{name}") for path, name in members)
+                break
+    return {path: renamed.get(path) or namespace_name(path, name, imported) for path, name in named.items()}
+
+
 def _importable(name: str) -> bool:
     """Whether an import statement can name this folder: an identifier that is not a keyword."""
     return name.isidentifier() and not keyword.iskeyword(name)
@@ -1627,4 +1660,4 @@ def module_name_cached(path: Path, packages: dict[Path, bool]) -> str:
 
 
 __all__ = [
-    "UNNAMED_MODULE", "Hints", "add_pytree_aux", "ProjectIndex", "StaticReach", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "python_tree", "summarize", "summarize_tree", "summary_digest", "with_module"]
+    "UNNAMED_MODULE", "Hints", "add_pytree_aux", "ProjectIndex", "StaticReach", "Summary", "SummaryCache", "build_index", "module_name", "module_name_cached", "python_tree", "run_names", "summarize", "summarize_tree", "summary_digest", "with_module"]

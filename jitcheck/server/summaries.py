@@ -34,8 +34,9 @@ class Summaries:
         self._joined: lint_index.ProjectIndex | None = None
         self._keys: dict[str, str] | None = None
         self._names: dict[Path, str] | None = None
-        """Each file's module name as the command line gives it (:func:`jitcheck.lint.index.namespace_name`:
-        a file in folders without ``__init__.py`` is named as the project's own imports name it)."""
+        """Each file's module name as the command line gives it (:func:`jitcheck.lint.index.run_names`: a package in a
+        folder that is not its import name, or a file in folders without ``__init__.py``, is named as the project's
+        own imports name it)."""
         self._texts: dict[Path, str] = {}
         """The text each shown file's summary was last made from (the same text again changes nothing)."""
         self._pieces: dict[str, _Piece] = {}
@@ -75,7 +76,7 @@ class Summaries:
     def _naming(self) -> dict[Path, str]:
         if self._names is None:
             imported = lint_index.imported_modules(summary for _, summary in self._by_path.values())
-            self._names = {path: lint_index.namespace_name(path, name, imported) for path, (name, _) in self._by_path.items()}
+            self._names = lint_index.run_names({path: name for path, (name, _) in self._by_path.items()}, imported)
         return self._names
 
     def module(self, path: Path) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import sys
+import shutil
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -1782,6 +1783,61 @@ def test_a_module_imported_through_namespace_packages_is_named_as_imported(tmp_p
         sys.path.remove(str(tmp_path))
         for name in [m for m in sys.modules if m == "apps" or m.startswith("apps.")]:
             del sys.modules[name]
+
+
+_UNPACKED = {
+    "__init__.py": "",
+    "mesh.py": """\
+        import functools
+        import jax
+
+        @functools.partial(jax.jit, static_argnames=["force"])
+        def step(x, force):
+            return x + force(x)
+
+        def relax(x, force):
+            return step(x, force=force)
+        """,
+    "stitch.py": """\
+        import functools as ft
+        import numpy as np
+        from pkg import mesh
+
+        def elastic(x, c):
+            return x * c
+
+        def run():
+            x = np.ones(3, np.float32)
+            for _ in range(3):
+                x = mesh.relax(x, force=ft.partial(elastic, c=2.0))
+            return x
+        """,
+}
+
+
+@pytest.mark.parametrize("folder", ["pkg-0.1", "pkg-main"])
+def test_a_package_whose_folder_is_not_its_import_name_is_named_as_its_modules_import_it(
+        folder: str, importable: Path, compiles: Compiles) -> None:
+    """An sdist unpacked as ``pkg-0.1/`` (or an archive ``pkg-main/``) with the package's ``__init__.py`` at its top:
+    Python cannot import through that folder, but its modules import each other as ``pkg.mesh``, so the index names
+    them so, and the loop that hands a new ``partial`` on to the static argument of ``mesh.step`` is linked. jax (the
+    folder imported by its real name): 3 calls, 3 compiles."""
+    (importable / "pyproject.toml").write_text("[tool.jitcheck]\n")
+    top = importable / folder
+    top.mkdir()
+    for name, text in _UNPACKED.items():
+        (top / name).write_text(textwrap.dedent(text))
+    report = run([importable], config_module.load(importable), Options(jobs=1), importable)
+    found = [(Path(f.path).name, f.line, f.code, f.evidence.confidence) for f in report.findings]
+    assert found == [("stitch.py", 11, "JC102", "high")]
+    # A folder whose modules import nothing through a name cut from it keeps the names its packages give.
+    (importable / folder).rename(importable / "tools-v2")
+    assert run([importable], config_module.load(importable), Options(jobs=1), importable).findings == []
+    shutil.copytree(importable / "tools-v2", importable / "pkg")
+    compiles.count = 0
+    importlib.invalidate_caches()
+    importlib.import_module("pkg.stitch").run()
+    assert compiles.count == 3
 
 
 def test_a_factory_whose_product_public_code_elsewhere_uses_where_it_makes_it_is_a_guess_at_its_jit(

@@ -400,6 +400,34 @@ def test_a_module_in_namespace_packages_is_named_as_the_command_line_names_it(tm
     session(tmp_path, body, options=NEVER)
 
 
+def test_a_package_in_a_folder_named_otherwise_is_named_as_the_command_line_names_it(tmp_path: Path) -> None:
+    """A package unpacked as ``meshkit-0.1/`` (its ``__init__.py`` at the top) whose modules import each other as
+    ``meshkit.mesh``: the command line names them so and links the loop to the jitted function's static argument;
+    the editor must name them the same way and publish the same finding."""
+    (tmp_path / "pyproject.toml").write_text("[tool.jitcheck]\n")
+    top = tmp_path / "meshkit-0.1"
+    top.mkdir()
+    (top / "__init__.py").write_text("")
+    (top / "mesh.py").write_text("import functools\nimport jax\n\n\n"
+                                 "@functools.partial(jax.jit, static_argnames=['force'])\ndef step(x, force):\n"
+                                 "    return x + force(x)\n")
+    stitch = ("import functools as ft\nfrom meshkit import mesh\n\n\ndef elastic(x, c):\n    return x * c\n\n\n"
+              "def run(x):\n    for _ in range(3):\n        x = mesh.step(x, force=ft.partial(elastic, c=2.0))\n")
+    (top / "stitch.py").write_text(stitch)
+    cli = subprocess.run([sys.executable, "-m", "jitcheck.lint.cli", "--no-cache", "-q", "."], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=WAIT)
+    where, help_line = cli.stdout.strip().split("\n")
+    assert where.startswith("meshkit-0.1/stitch.py:11:") and " JC102 " in where, cli.stdout + cli.stderr
+
+    async def body(editor: Editor) -> None:
+        uri = editor.open("meshkit-0.1/stitch.py", stitch)
+        found = await editor.diagnostics(uri, version=1)
+        assert codes(found) == ["JC102"] and found[0].range.start.line == 10
+        assert found[0].message == f"{where.split(' JC102 ', 1)[1]}\n{help_line.strip()}"
+
+    session(tmp_path, body, options=NEVER)
+
+
 def test_hover_on_a_noqa_code_shows_the_rule(tmp_path: Path) -> None:
     rule = rules.BY_CODE["JC104"]
     text = "import jax\n\nf = jax.jit(lambda x: x)  # noqa: JC104, JC2\n"
