@@ -374,6 +374,25 @@ def test_a_file_is_judged_with_what_the_project_defines_and_again_when_that_chan
     session(tmp_path, body, options=NEVER)
 
 
+def _published_as_on_the_command_line(tmp_path: Path, relative: str, text: str, code: str, line: int) -> str:
+    """Run the command line on the project at ``tmp_path``: its one finding must be ``code`` at line ``line`` of
+    ``relative``. Then open that file (its text ``text``) in an editor session: the server must publish the same
+    finding, with the same message and help line. Returns the command line's line for the finding."""
+    cli = subprocess.run([sys.executable, "-m", "jitcheck.lint.cli", "--no-cache", "-q", "."], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=WAIT)
+    where, help_line = cli.stdout.strip().split("\n")
+    assert where.startswith(f"{relative}:{line}:") and f" {code} " in where, cli.stdout + cli.stderr
+
+    async def body(editor: Editor) -> None:
+        uri = editor.open(relative, text)
+        found = await editor.diagnostics(uri, version=1)
+        assert codes(found) == [code] and found[0].range.start.line == line - 1
+        assert found[0].message == f"{where.split(f' {code} ', 1)[1]}\n{help_line.strip()}"
+
+    session(tmp_path, body, options=NEVER)
+    return where
+
+
 def test_a_module_in_namespace_packages_is_named_as_the_command_line_names_it(tmp_path: Path) -> None:
     """Folders without ``__init__.py`` (PEP 420): ``use.py`` imports ``apps.plastic.models`` by that name, so the
     command line links its loop to the method that jits anew; the editor must name the module the same way
@@ -385,19 +404,8 @@ def test_a_module_in_namespace_packages_is_named_as_the_command_line_names_it(tm
     (folder / "models.py").write_text(models)
     (folder / "use.py").write_text("from apps.plastic.models import Model\n\n\ndef run(x):\n    model = Model()\n"
                                    "    for _ in range(3):\n        x = model.update(x)\n")
-    cli = subprocess.run([sys.executable, "-m", "jitcheck.lint.cli", "--no-cache", "-q", "."], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=WAIT)
-    where, help_line = cli.stdout.strip().split("\n")
-    assert where.startswith("apps/plastic/models.py:4:") and " JC104 " in where, cli.stdout + cli.stderr
+    where = _published_as_on_the_command_line(tmp_path, "apps/plastic/models.py", models, "JC104", 4)
     assert "called again and again by the project's code" in where  # the caller's loop in use.py is linked
-
-    async def body(editor: Editor) -> None:
-        uri = editor.open("apps/plastic/models.py", models)
-        found = await editor.diagnostics(uri, version=1)
-        assert codes(found) == ["JC104"] and found[0].range.start.line == 3
-        assert found[0].message == f"{where.split(' JC104 ', 1)[1]}\n{help_line.strip()}"
-
-    session(tmp_path, body, options=NEVER)
 
 
 def test_a_package_in_a_folder_named_otherwise_is_named_as_the_command_line_names_it(tmp_path: Path) -> None:
@@ -414,18 +422,7 @@ def test_a_package_in_a_folder_named_otherwise_is_named_as_the_command_line_name
     stitch = ("import functools as ft\nfrom meshkit import mesh\n\n\ndef elastic(x, c):\n    return x * c\n\n\n"
               "def run(x):\n    for _ in range(3):\n        x = mesh.step(x, force=ft.partial(elastic, c=2.0))\n")
     (top / "stitch.py").write_text(stitch)
-    cli = subprocess.run([sys.executable, "-m", "jitcheck.lint.cli", "--no-cache", "-q", "."], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=WAIT)
-    where, help_line = cli.stdout.strip().split("\n")
-    assert where.startswith("meshkit-0.1/stitch.py:11:") and " JC102 " in where, cli.stdout + cli.stderr
-
-    async def body(editor: Editor) -> None:
-        uri = editor.open("meshkit-0.1/stitch.py", stitch)
-        found = await editor.diagnostics(uri, version=1)
-        assert codes(found) == ["JC102"] and found[0].range.start.line == 10
-        assert found[0].message == f"{where.split(' JC102 ', 1)[1]}\n{help_line.strip()}"
-
-    session(tmp_path, body, options=NEVER)
+    _published_as_on_the_command_line(tmp_path, "meshkit-0.1/stitch.py", stitch, "JC102", 11)
 
 
 def test_hover_on_a_noqa_code_shows_the_rule(tmp_path: Path) -> None:
