@@ -479,8 +479,9 @@ class Frequency(Resolver):
         return False
 
     def holder_in(self, site: CallSite, function: cst.FunctionDef) -> object:
-        """The ``def`` or lambda defined directly in ``function`` whose body makes the call ``site`` (``function``
-        itself for a call made in its own body; whatever the climb ends at for a call outside it)."""
+        """The ``def`` or lambda defined directly in ``function`` whose body makes the call ``site``; for a call in no
+        closure of ``function`` (in its own body, or outside it), whatever the climb past it ends at (its enclosing
+        function, or None), never a closure of ``function``."""
         holder = site.context.function
         for _ in range(32):
             defined = self.c.defs.get(holder) if holder is not None else None
@@ -505,8 +506,10 @@ class Frequency(Resolver):
         returned = self.returned_closures(function)
         for site in calls:
             holder = self.holder_in(site, function)
-            if not isinstance(holder, (cst.FunctionDef, cst.Lambda)) or holder is function or \
-                    self.c.defs.get(holder) is None or self.c.defs[holder].function is not function:
+            if not isinstance(holder, (cst.FunctionDef, cst.Lambda)):
+                return False
+            defined = self.c.defs.get(holder)
+            if defined is None or defined.function is not function:
                 return False
             if holder in returned:
                 continue
