@@ -144,6 +144,10 @@ UPDATE_WRAPPER: Final = frozenset({"functools.update_wrapper"})
 FUNCTOOLS_PARTIALS: Final = frozenset({"functools.partial"})
 TREE_PARTIALS: Final = frozenset({"jax.tree_util.Partial", "jax.tree_util.tree_util.Partial"})
 EQUINOX_PARTIALS: Final = frozenset({"equinox.Partial", "equinox._module.Partial", "equinox._module._prebuilt.Partial"})
+EQUINOX_MODULES: Final = frozenset({"equinox.Module", "equinox._module.Module"})
+"""equinox's ``Module``: a method read on an instance is itself a Module (a bound method holding the instance as a
+field), which a wrapper that compares by value (``equinox.filter_jit``) finds again through equal fields, arrays by
+shape and dtype; however often the instance is rebuilt, the same fields are the same cache key."""
 """``equinox.Partial``: a Module, compared and hashed by its fields (a static function and leaves)."""
 
 NODE_CONSTRUCTORS: Final = frozenset(
@@ -281,6 +285,7 @@ __all__ = [
     "cache_named",
     "class_named",
     "DATACLASS_DECORATORS",
+    "EQUINOX_MODULES",
     "EQUINOX_PARTIALS",
     "FUNCTION_FIELDS",
     "FUNCTOOLS_PARTIALS",

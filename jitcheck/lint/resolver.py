@@ -224,6 +224,36 @@ class Resolver:
         _, bound_in = self.c.assigned[target]
         return bound_in.function is context.function and (bound_in.in_loop or not context.in_loop)
 
+    def module_receiver(self, expr: cst.Attribute, context: Context) -> bool:
+        """True when the receiver of ``expr`` (``model.setup``) is known to be an instance of an ``equinox.Module``
+        subclass: the method read on it is a Module too, compared by its fields, so a wrapper that compares by
+        value finds it again however often the instance is rebuilt (jax 0.10.2, equinox 0.13.8: three instances
+        with equal fields, ``eqx.filter_jit(m.f)`` traces once; three plain objects, three times)."""
+        tag, classes = self.receiver(expr.value, context)
+        return tag == "instances" and bool(classes) and all(self.equinox_module(ref) for ref in classes)
+
+    def equinox_module(self, ref: ClassRef, depth: int = 0) -> bool:
+        """True when the class ``ref`` (of this file or the index) derives from ``equinox.Module``, through its bases."""
+        if depth > 12:
+            return False
+        if isinstance(ref, str):
+            found = self.index.cls(ref)
+            if found is None:
+                return False
+            module, facts = found
+            for base in facts["bases"]:
+                qualified = self.index.resolve_in(module, base)
+                if qualified in names.EQUINOX_MODULES or self.equinox_module(qualified, depth + 1):
+                    return True
+            return False
+        for base in ref.node.bases:
+            if self.qnames(base.value) & names.EQUINOX_MODULES:
+                return True
+            based = self.class_ref(base.value)
+            if based is not None and based is not ref and self.equinox_module(based, depth + 1):
+                return True
+        return False
+
     def class_method_kind(self, info: ClassInfo | None, attr: str, seen: set[int]) -> str | None:
         """``"method"`` when instances of the class get ``attr`` as a bound method; ``"static"``,
         ``"class"``, ``"property"`` or ``"stored"`` for what is not; None when unknown (bases included)."""
