@@ -185,9 +185,34 @@ class Frequency(Resolver):
         a loop, or at two sites or more that can both run (not the arms of one ``if``/``elif``), its
         subclasses' ``self.name(...)`` calls in the run counted, or in a loop of another module of the run."""
         return any(site.context.in_loop for site in sites) or \
-            len(runs_of(sites)) + self.subclass_calls(function, context) >= 2 or \
+            len(self.runs_apart(sites)) + self.subclass_calls(function, context) >= 2 or \
             self.registered(function, context) is not None or \
             (across and (self.called_in_other_loops(function) or self.elsewhere(function, context) is not None))
+
+    def runs_apart(self, sites: list[CallSite]) -> list[CallSite]:
+        """The call sites that can run apart (:func:`runs_of`), where sites in different functions count as one run
+        when those functions are alternatives: the run calls each of them, and only in different arms of one
+        ``if`` of one caller (``if config.train: train_and_eval() else: eval_only()``), outside any loop. One run
+        of that caller runs one of them; the sites of the function with the most are kept."""
+        kept = runs_of(sites)
+        groups: dict[int, list[CallSite]] = {}
+        for site in kept:
+            groups.setdefault(id(site.context.function), []).append(site)
+        if len(groups) < 2:
+            return kept
+        calls: list[list[Site]] = []
+        for group in groups.values():
+            context = group[0].context
+            function = context.function
+            qualified = self.qualified(function, context) if isinstance(function, cst.FunctionDef) else None
+            made = self.index.call_sites().get(qualified, []) if qualified is not None else []
+            if not made or any(call.loop_kind is not None for call in made):
+                return kept  # run by nothing here (public: a user may run both), or again and again
+            calls.append(made)
+        for number, mine in enumerate(calls):
+            if not all(one.exclusive(other) for theirs in calls[number + 1:] for one in mine for other in theirs):
+                return kept
+        return max(groups.values(), key=len)
 
     def registered(self, function: cst.FunctionDef, context: Context) -> cst.Call | None:
         """The call in this file that registers ``function`` as an event handler (``reg_key_handler(f)``,
@@ -292,7 +317,7 @@ class Frequency(Resolver):
             return True  # an entry point or a test: the program or the test runner calls it once
         if self.is_api(function, defined if defined.method_of is None else context):
             return False
-        sites = runs_of(sites)
+        sites = self.runs_apart(sites)
         if len(sites) == 1:
             caller = sites[0].context
             return caller.function is None or self.exempt(caller, depth + 1)
@@ -547,7 +572,7 @@ class Frequency(Resolver):
         # Two drivers that each build the product once and use it over a loop of their own (`pso`, `mcmc`) compile
         # it once per run each, unless a driver is shown to run again (a guess that it does is not evidence here).
         return any(self.driver_again(site.context) for site in sites) or \
-            len(runs_of([site for site in sites if not self.amortised(site)])) >= 2
+            len(self.runs_apart([site for site in sites if not self.amortised(site)])) >= 2
 
     def amortising_drivers(self, function: cst.FunctionDef, context: Context) -> list[CallSite]:
         """The call sites of the factory ``function`` that use its product, when every one of them is a driver that
@@ -716,7 +741,7 @@ class Frequency(Resolver):
             return False
         if defined is not None and (functions_are_api or context.method_of is not None) and self.is_api(function, defined):
             return True
-        sites = runs_of(sites)
+        sites = self.runs_apart(sites)
         return len(sites) == 1 and self.repeated(sites[0].context, depth + 1, functions_are_api, across)
 
 

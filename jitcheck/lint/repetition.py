@@ -19,7 +19,7 @@ from jitcheck.lint import names
 from jitcheck.lint.callers import place, public_caller
 from jitcheck.lint.collect import CallSite, Context
 from jitcheck.lint.evidence import Evidence, Reason
-from jitcheck.lint.frequency import Frequency, reads_inputs, runs_of
+from jitcheck.lint.frequency import Frequency, reads_inputs
 
 _LOOP_WORDS = {cst.For: "`for` loop", cst.While: "`while` loop", cst.ListComp: "list comprehension",
                cst.SetComp: "set comprehension", cst.DictComp: "dict comprehension", cst.GeneratorExp: "generator expression"}
@@ -82,7 +82,7 @@ class Repetition(Frequency):
             where = ", ".join(f"`{m}`" for m in modules[:3]) or "another module"
             return Evidence((Reason("called-in-loop", f"`{name}` is called in a loop in {where}"),))
         subclass = self.subclass_calls(function, context)
-        sites = runs_of(sites)
+        sites = self.runs_apart(sites)
         if len(sites) + subclass >= 2:
             reasons = [Reason("call-site", f"`{name}` is called at line {self.line_of(site.node)}", self.line_of(site.node))
                        for site in sites]

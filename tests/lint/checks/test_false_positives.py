@@ -994,3 +994,88 @@ def test_wrappers_a_factory_keeps_in_the_object_it_returns_are_built_once_per_pr
             return jnp.diag(jax.jit(jax.jacfwd(rhs, argnums=1))(0.0, x))
         """
     assert compiles_of(hoisted, "[diagonal(jnp.ones(3)) for _ in range(3)]", "rhs") == 3
+
+
+def test_an_equinox_modules_method_under_filter_jit_is_keyed_by_its_fields_however_often_the_instance_is_rebuilt() -> None:
+    # equinox reads a method on a Module instance as a Module holding that instance: `eqx.filter_jit` compares it by
+    # its fields (arrays by shape and dtype), so a model rebuilt on each pass is the same cache key (jax 0.10.2,
+    # equinox 0.13.8: 1 compile for 3 passes). A plain object's method compares by the object: 3 compiles, reported.
+    body = """\
+        import equinox as eqx
+
+        class GP(eqx.Module):
+            weights: jax.Array
+
+            def setup(self, x):
+                return self.weights * x
+
+        class Plain:
+            def __init__(self, weights):
+                self.weights = weights
+
+            def setup(self, x):
+                return self.weights * x
+
+        def fit_gp(data, x):
+            model = GP(data)
+            return eqx.filter_jit(model.setup)(x)
+
+        def fit_plain(data, x):
+            model = Plain(data)
+            return eqx.filter_jit(model.setup)(x)
+
+        def sweep(n):
+            for i in range(n):
+                fit_gp(jnp.ones(3) * i, jnp.ones(3))
+                fit_plain(jnp.ones(3) * i, jnp.ones(3))
+                eqx.filter_jit(eqx.filter_vmap(GP(jnp.ones(3) * i).setup))(jnp.ones((2, 3)))
+        """
+    assert compiles_of(body, "[fit_gp(jnp.ones(3) * i, jnp.ones(3)) for i in range(3)]", "setup") == 1
+    assert compiles_of(body, "[fit_plain(jnp.ones(3) * i, jnp.ones(3)) for i in range(3)]", "setup") == 3
+    assert [code for _, code in check(body)] == ["JC101"]
+    assert [line for line, _ in check(body)] == [22]
+
+
+def test_two_drivers_the_program_runs_in_different_arms_of_one_if_are_alternatives_not_two_runs() -> None:
+    # `main` runs the training driver or the evaluation-only one, never both: each builds its steps once, so the
+    # factory's two call sites are one build per run (jax 0.10.2, CPU: 1 compile of `train_step` per `main`).
+    # Two sites the program can both run are shown repetition; alternatives are not.
+    body = """\
+        def train_step(state, batch, scale):
+            return state + batch * scale
+
+        def compiled_steps(scale):
+            train = jax.jit(functools.partial(train_step, scale=scale))
+            evaluate = jax.jit(functools.partial(train_step, scale=0.0))
+            return train, evaluate
+
+        def train_and_eval(scale, n):
+            train, evaluate = compiled_steps(scale)
+            state = jnp.zeros(3)
+            for _ in range(n):
+                state = train(state, jnp.ones(3))
+            return evaluate(state, jnp.ones(3))
+
+        def eval_only(scale):
+            _, evaluate = compiled_steps(scale)
+            return evaluate(jnp.zeros(3), jnp.ones(3))
+
+        def main(training, scale):
+            if training:
+                return train_and_eval(scale, 3)
+            else:
+                return eval_only(scale)
+        """
+    assert compiles_of(body, "main(True, 2.0)", "train_step") == 2  # the train step and the evaluation step, once each
+    assert shown(body) == []
+    # A program that runs both drivers builds the steps twice: the evaluation step, the same computation, compiles
+    # again (3 compiles), and the two sites are shown repetition.
+    both = body.replace("""\
+            if training:
+                return train_and_eval(scale, 3)
+            else:
+                return eval_only(scale)""", """\
+            train_and_eval(scale, 3)
+            return eval_only(scale)""")
+    assert compiles_of(both, "main(True, 2.0)", "train_step") == 3
+    assert sorted(code for _, code in shown(both)) == ["JC102", "JC102"]
