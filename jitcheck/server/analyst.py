@@ -92,9 +92,9 @@ class Analyst:
             try:
                 result = function()
             except BaseException as error:  # handed to the waiting coroutine, raised there
-                loop.call_soon_threadsafe(_settle, future, None, error)
+                _hand_back(loop, future, None, error)
             else:
-                loop.call_soon_threadsafe(_settle, future, result, None)
+                _hand_back(loop, future, result, None)
 
 
 def settle() -> None:
@@ -108,6 +108,17 @@ def settle() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+
+
+def _hand_back(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], result: object,
+               error: BaseException | None) -> None:
+    """Hand a finished judgement to the loop that waits for it; nothing when that loop is closed (the server exited
+    while the judgement ran: no one waits for it, and the exit must stay clean)."""
+    try:
+        loop.call_soon_threadsafe(_settle, future, result, error)
+    except RuntimeError:
+        if not loop.is_closed():
+            raise
 
 
 def _settle(future: asyncio.Future[Any], result: object, error: BaseException | None) -> None:
