@@ -418,7 +418,7 @@ class Collector(cst.CSTVisitor):
         self.frames[-1].memos += memo
         arms.append((id(node), 0))
         loops = self.frames[-1].loop_nodes
-        loop = loops[-1] if loops and _one_iteration(node.test, loops[-1]) else None
+        loop = loops[-1] if loops and (_one_iteration(node.test, loops[-1]) or _latched(node, loops[-1])) else None
         if loop is not None:  # the innermost loop runs this arm in one of its iterations only
             self._leave_loop()
         node.body.visit(self)
@@ -577,7 +577,7 @@ def _memo_guard(node: cst.If) -> int:
             container = test.left.func.value
     spelled = get_full_name_for_node(container) if container is not None else None
     if not spelled:
-        return 0
+        return _looked_up_memo(node)
 
     class _Stores(cst.CSTVisitor):
         found = False
@@ -597,6 +597,53 @@ def _memo_guard(node: cst.If) -> int:
                 for assigned in stored:
                     assigned.visit(stores)
     return 1 if stores.found else 0
+
+
+def _looked_up_memo(node: cst.If) -> int:
+    """1 when ``node`` is ``if kept is None:`` (or ``if not kept:``) whose block binds ``kept`` and stores it in a
+    container, by subscript or ``setdefault`` (``kept = cache.get(key)`` above it, then ``kept = jax.jit(f)`` and
+    ``cache.setdefault(key, kept)`` or ``cache[key] = kept`` in the block): a cache looked up by hand, whose block
+    runs once per key; else 0."""
+    test = node.test
+    name: str | None = None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name) \
+            and isinstance(test.comparisons[0].operator, cst.Is) and isinstance(test.comparisons[0].comparator, cst.Name) \
+            and test.comparisons[0].comparator.value == "None":
+        name = test.left.value
+    elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and isinstance(test.expression, cst.Name):
+        name = test.expression.value
+    if name is None or node.orelse is not None:
+        return 0
+
+    class _Kept(cst.CSTVisitor):
+        bound = stored = False
+
+        def visit_Assign(self, assign: cst.Assign) -> None:
+            for target in assign.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    self.bound = True
+                if isinstance(target.target, cst.Subscript) and isinstance(assign.value, cst.Name) \
+                        and assign.value.value == name:
+                    self.stored = True
+
+        def visit_Call(self, call: cst.Call) -> None:
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "setdefault" and len(call.args) == 2 \
+                    and isinstance(call.args[1].value, cst.Name) and call.args[1].value.value == name:
+                self.stored = True
+
+        def visit_FunctionDef(self, inner: cst.FunctionDef) -> bool:
+            self.bound = self.bound or inner.name.value == name  # `def kept(...)` binds it too
+            return False
+
+        def visit_Lambda(self, inner: cst.Lambda) -> bool:
+            return False
+
+        def visit_ClassDef(self, inner: cst.ClassDef) -> bool:
+            return False
+
+    kept = _Kept()
+    node.body.visit(kept)
+    return 1 if kept.bound and kept.stored else 0
 
 
 def _one_iteration(test: cst.BaseExpression, loop: cst.CSTNode, arm: int = 0) -> bool:
@@ -640,6 +687,46 @@ def _one_iteration(test: cst.BaseExpression, loop: cst.CSTNode, arm: int = 0) ->
     rebinds = _Rebinds({name})
     loop.body.visit(rebinds)
     return not rebinds.found
+
+
+def _latched(node: cst.If, loop: cst.CSTNode) -> bool:
+    """True when the body of ``node`` runs in one iteration of ``loop`` at most because it sets a latch that its test
+    requires unset: ``if not built: ...; built = True`` (or ``if ready and not built:``), where the loop binds the
+    latch nowhere but to ``True``. The first iteration that passes the test closes it for the rest of the loop."""
+    for flag in _required_unset(node.test):
+        inside, everywhere = _LatchSets(flag), _LatchSets(flag)
+        node.body.visit(inside)
+        getattr(loop, "body").visit(everywhere)
+        if inside.latched and not everywhere.other:
+            return True
+    return False
+
+
+def _required_unset(test: cst.BaseExpression) -> list[str]:
+    """The names ``test`` is true only when falsy: ``not flag``, or a conjunct ``not flag`` of an ``and``."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and isinstance(test.expression, cst.Name):
+        return [test.expression.value]
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _required_unset(test.left) + _required_unset(test.right)
+    return []
+
+
+class _LatchSets(cst.CSTVisitor):
+    """Where a latch ``flag`` is bound in the code visited: to ``True`` (``latched``), or in any other way (``other``)."""
+
+    def __init__(self, flag: str) -> None:
+        self.flag = flag
+        self.latched = False
+        self.other = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.flag in _bound_names(node):
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and node.value.value == "True" \
+                    and all(isinstance(t.target, cst.Name) for t in node.targets):
+                self.latched = True
+            else:
+                self.other = True
+        return not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
 
 
 def _constant(node: cst.BaseExpression) -> bool:

@@ -1079,3 +1079,31 @@ def test_two_drivers_the_program_runs_in_different_arms_of_one_if_are_alternativ
             return eval_only(scale)""")
     assert compiles_of(both, "main(True, 2.0)", "train_step") == 3
     assert sorted(code for _, code in shown(both)) == ["JC102", "JC102"]
+
+
+def test_a_wrapper_built_under_a_latch_the_loop_sets_once_is_built_once_per_loop() -> None:
+    # `if in_review and not built: ...; built = True`: the first iteration that passes the test closes it for the
+    # rest of the loop, so the wrapper is built once per run of the loop, not on every iteration (jax 0.10.2, CPU:
+    # 1 compile over 5 iterations). Without the latch it is built on each iteration that passes (3 compiles).
+    body = """\
+        def review(n, factor):
+            built = False
+            total = 0.0
+            for i in range(n):
+                if i >= 2 and not built:
+                    step = jax.jit(functools.partial(scale, factor=factor))
+                    built = True
+                if built:
+                    total = total + step(jnp.ones(3))
+            return total
+        """
+    assert shown(body) == []
+    assert compiles_of(body, "review(5, 2.0)", "scale") == 1
+    unlatched = body.replace("                    built = True\n", "").replace(
+        "                if built:\n                    total", "                    total")
+    assert compiles_of(unlatched, "review(5, 2.0)", "scale") == 3
+    assert shown(unlatched) == [(6, "JC102")]
+    # A loop that sets the latch back opens it again: no longer once per loop.
+    reset = body.replace("                if built:\n", "                if built and i % 2:\n                    built = False\n"
+                         "                if built:\n")
+    assert [code for _, code in shown(reset)] == ["JC102"]

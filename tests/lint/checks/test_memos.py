@@ -83,3 +83,31 @@ def test_a_guard_on_another_attribute_than_the_one_set_keeps_nothing() -> None:
         "self._step = None", "self._step = None\n        self._other = None")
     assert shown(wrong) == [(12, "JC105")]
     assert compiles_of(wrong, "main()", "step") == 3
+
+
+
+KEYED = REBUILT.replace("""        self._step = None""", """        self._steps = {}""").replace("""    def make_step(self):
+        @jax.jit
+        def step(x):
+            return x * self.scale
+        return step""", """    def make_step(self, key="float32"):
+        step = self._steps.get(key)
+        if step is None:
+            @jax.jit
+            def step(x):
+                return x * self.scale
+            self._steps.setdefault(key, step)
+        return step""")
+
+
+def test_a_jit_kept_in_a_cache_looked_up_by_hand_is_built_once_per_key() -> None:
+    # `step = cache.get(key)`, then built and stored only when missing: one build per key (jax: 1 compile for three
+    # calls with one key). The same block that builds it without storing it builds it on every call (3 compiles).
+    assert shown(KEYED) == []
+    assert compiles_of(KEYED, "main()", "step") == 1
+    forgets = KEYED.replace("            self._steps.setdefault(key, step)\n", "")
+    assert shown(forgets) == [(10, "JC105")]
+    assert compiles_of(forgets, "main()", "step") == 3
+    by_subscript = KEYED.replace("self._steps.setdefault(key, step)", "self._steps[key] = step")
+    assert shown(by_subscript) == []
+    assert compiles_of(by_subscript, "main()", "step") == 1
