@@ -107,7 +107,7 @@ class _Body:
     """What one function body names (the module's names it may read, and attributes), and whether it must be
     kept whatever it names."""
 
-    __slots__ = ("names", "attributes", "of_self", "stored", "pinned", "iterated", "yields")
+    __slots__ = ("names", "attributes", "of_self", "stored", "pinned", "iterated", "yields", "bound_by_partial")
 
     def __init__(self, statements: Iterable[ast.AST], own: set[str] = frozenset()) -> None:  # type: ignore[assignment]
         self.names: set[str] = set()
@@ -116,6 +116,9 @@ class _Body:
         yields tell how often the loop runs (:mod:`.generators`)."""
         self.yields = False
         """It holds a ``yield``: a generator, whose yields a loop over it may be judged by."""
+        self.bound_by_partial: set[str] = set()
+        """Functions a ``partial(f, ...)`` binds values to: whether ``f`` tests a bound value in Python control flow
+        tells a baked constant from a configuration (:meth:`.sameness.Sameness.branched_on`)."""
         self.attributes: set[str] = set()
         self.stored: set[str] = set()
         self.of_self: set[str] = set()
@@ -138,6 +141,10 @@ class _Body:
                     self.pinned = True
                 elif isinstance(node, (ast.Yield, ast.YieldFrom)):
                     self.yields = True
+                elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and (
+                        isinstance(node.func, ast.Name) and node.func.id == "partial"
+                        or isinstance(node.func, ast.Attribute) and node.func.attr == "partial"):
+                    self.bound_by_partial.add(node.args[0].id)
                 elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Call):
                     func = node.iter.func
                     if isinstance(func, ast.Name):
@@ -245,6 +252,7 @@ class _Wanted:
         self.methods: set[str] = set()
         self.classes: set[int] = set()
         self.iterated: set[str] = set()
+        self.bound_by_partial: set[str] = set()
 
     def want_class(self, owner: ast.ClassDef) -> None:
         """Count the class's facts as read: what its header and own statements name, its stored attributes."""
@@ -260,6 +268,7 @@ class _Wanted:
         self.names |= (unit.body.names | unit.header) & self.bound | unit.provides
         self.attributes |= unit.body.stored
         self.iterated |= unit.body.iterated
+        self.bound_by_partial |= unit.body.bound_by_partial
         if unit.owner is not None and isinstance(unit.node, _FUNCTIONS):
             self.methods.add(unit.node.name)
             self.want_class(unit.owner)
@@ -274,7 +283,8 @@ class _Wanted:
         binds a name a kept part reads (a module-level value)."""
         return bool(unit.body.names & self.names or unit.body.attributes & self.attributes
                     or unit.body.of_self & self.methods or (unit.kind == "value" and unit.provides & self.names)
-                    or (unit.kind == "function" and unit.body.yields and unit.provides & self.iterated))
+                    or (unit.kind == "function" and unit.body.yields and unit.provides & self.iterated)
+                    or (unit.kind == "function" and unit.owner is None and unit.provides & self.bound_by_partial))
 
     def kept(self, unit: _Unit) -> bool:
         """Whether ``unit`` holds facts kept whatever it names: a module-level function that stores an attribute

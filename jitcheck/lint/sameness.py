@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from jitcheck.lint import names
 from jitcheck.lint.arms import arms_around, branch_tests, holds, literal
 from jitcheck.lint.callers import Elsewhere, selected_names
 from jitcheck.lint.collect import CallSite, Context
@@ -438,6 +439,13 @@ class Sameness(Repetition):
         """The verdict on a loop whose items ``kind`` describes: numbers are data, other literals are
         different programs (None), anything else is unknown (low confidence)."""
         if kind == "numbers":
+            branched = self.branched_on(fun, set(used))
+            if branched:
+                # `if initial_step > 0:` in the jitted code: a value its Python control flow tests is not data that an
+                # argument could carry (a traced argument cannot be tested in Python; a static one is a key per value).
+                return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
+                    f"that each {unit} builds the same program: the jitted code tests {_names(branched)} in Python "
+                    f"control flow, which changes on each, so another value may be another program")), confidence="low")
             line = self.line_of(fun)
             # What changes is judged by what the loop runs over (numbers), not read off the names: a loop variable is
             # a number, a name its body rebinds (`params = step(params)`) only data like one.
@@ -448,6 +456,30 @@ class Sameness(Repetition):
             return None  # a differently-built object, configuration or function on each pass: a different program
         return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
             f"that each {unit} builds the same program: it reads {_names(used)}, which changes on each")), confidence="low")
+
+    def branched_on(self, fun: cst.CSTNode, changing: set[str]) -> list[str]:
+        """The names of ``changing`` that the rebuilt callable ``fun`` tests in Python control flow (an ``if``,
+        ``while`` or conditional expression's test), read directly by a nested ``def`` or lambda, or bound by a
+        ``functools.partial`` of a function of this file to a parameter that function tests."""
+        if isinstance(fun, (cst.FunctionDef, cst.Lambda)):
+            return sorted((_tested_names(fun) - param_names(fun)) & changing)
+        if not isinstance(fun, cst.Call) or not self.is_kind(fun.func, names.FUNCTOOLS_PARTIALS) or not fun.args:
+            return []
+        target = fun.args[0].value
+        function = self.definition_of(target) if isinstance(target, cst.Name) else None
+        if not isinstance(function, cst.FunctionDef):
+            return []
+        tested = _tested_names(function)
+        positional = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+        found: set[str] = set()
+        for number, arg in enumerate(fun.args[1:]):
+            if arg.star:
+                continue
+            param = arg.keyword.value if arg.keyword is not None else (
+                positional[number] if number < len(positional) else None)
+            if param is not None and param in tested:
+                found |= self.names_read(arg.value) & changing
+        return sorted(found)
 
     def names_read(self, node: cst.CSTNode) -> set[str]:
         """The names an expression, or a function's body, reads (a bound method: its receiver's first name)."""
@@ -948,6 +980,39 @@ _MEASURING = re.compile(r"bench|profil|tim(e|ing)|measure|tune|test", re.IGNOREC
 _OBSERVER_WORDS = ("time", "compile", "trace", "cache_size", "perf_counter", "explain_cache_misses")
 """A word of every name :class:`_Observer` reacts to (each of :data:`_OBSERVING` and :data:`_CLOCKS`, ``time.time``,
 ``timeit.default_timer``, ``.lower(...).compile()``, a callee spelling ``time`` between underscores), lower case."""
+
+
+def _tested_names(function: cst.FunctionDef | cst.Lambda) -> set[str]:
+    """The names read in the tests of the ``if``, ``while`` and conditional expressions of ``function``'s own body
+    (not of the functions nested in it)."""
+
+    class _Tests(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.names: set[str] = set()
+
+        def _read(self, test: cst.BaseExpression) -> None:
+            reader = _Reader()
+            test.visit(reader)
+            self.names |= reader.names
+
+        def visit_If(self, node: cst.If) -> None:
+            self._read(node.test)
+
+        def visit_While(self, node: cst.While) -> None:
+            self._read(node.test)
+
+        def visit_IfExp(self, node: cst.IfExp) -> None:
+            self._read(node.test)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    tests = _Tests()
+    function.body.visit(tests)
+    return tests.names
 
 
 def _may_observe(source: str) -> bool:

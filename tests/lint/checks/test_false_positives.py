@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
+import jax
 import pytest
 
 from jitcheck.lint import sameness
@@ -1107,3 +1108,32 @@ def test_a_wrapper_built_under_a_latch_the_loop_sets_once_is_built_once_per_loop
     reset = body.replace("                if built:\n", "                if built and i % 2:\n                    built = False\n"
                          "                if built:\n")
     assert [code for _, code in shown(reset)] == ["JC102"]
+
+
+def test_a_number_the_jitted_code_tests_in_python_is_not_shown_to_be_data_an_argument_could_carry() -> None:
+    # A loop over numbers bakes each into a partial: "data baked into the same code; pass it as an argument" holds
+    # when the code only computes with it (3 compiles; passed as an argument, 1). When the code tests it in a Python
+    # `if`, an argument cannot carry it (jax raises on the test of a tracer), and another value may take another arm:
+    # that each pass builds the same program is not shown, so the finding is a guess, in `--preview` only.
+    body = """\
+        def shift(x, offset):
+            if offset > 0:
+                return x + offset
+            return x
+
+        def sweep():
+            total = 0.0
+            for offset in (0.5, 1.5, 2.5):
+                total = total + jax.jit(functools.partial(shift, offset=offset))(jnp.ones(3))
+            return total
+        """
+    assert shown(body) == []
+    assert check(body) == [(9, "JC102")]
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        compiles_of(body, "jax.jit(shift)(jnp.ones(3), 2.0)", "shift")
+    computed = body.replace("            if offset > 0:\n                return x + offset\n            return x",
+                            "            return x + offset")
+    assert shown(computed) == [(7, "JC102")]
+    assert compiles_of(computed, "sweep()", "shift") == 3
+    assert compiles_of(computed, "[jax.jit(shift)(jnp.ones(3), v) for v in (0.5, 1.5, 2.5)]", "shift") == 1
+
