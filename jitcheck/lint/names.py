@@ -11,13 +11,18 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Final, Literal
 
-Keys = Literal["identity", "value", "wrapper"]
+Keys = Literal["identity", "equality", "value", "wrapper"]
 """How a wrapper finds its function's traces again when it is wrapped anew.
 
 ``"identity"``: by the function object (``jax.jit``: a new function is a new key);
-``"value"``: by equality and hash (``equinox.filter_jit`` hashes the function as a
-static leaf, so a bound method of the same receiver is found again); ``"wrapper"``:
-never, the cache lives in the wrapper object (a ``StatefulFunction``).
+``"equality"``: by the function's own ``==`` and hash (``jax.pmap``): a bound method of the
+same receiver object is found again (jax 0.10.2: three ``jax.pmap(obj.f)`` of one object,
+one trace; of three objects, three), while a ``functools.partial``, a lambda or a nested
+``def`` built anew is a new key, as under ``jax.jit``;
+``"value"``: by equality and hash of the function flattened as a pytree (``equinox.filter_jit``
+hashes the function as a static leaf, so a bound method of the same receiver is found again,
+and a pytree partial by its parts); ``"wrapper"``: never, the cache lives in the wrapper
+object (a ``StatefulFunction``).
 """
 
 _TRACING_METHODS: Final = frozenset({"lower", "trace", "eval_shape"})
@@ -59,7 +64,7 @@ flow (``cond``, ``scan``, ``while_loop``) makes on every call, as ``jax.make_jax
 
 JIT_WRAPPERS: Final[Mapping[str, Wrapper]] = {
     "jax.jit": Wrapper("jax.jit"),
-    "jax.pmap": Wrapper("jax.pmap", static_argnums="static_broadcasted_argnums", static_argnames=None),
+    "jax.pmap": Wrapper("jax.pmap", static_argnums="static_broadcasted_argnums", static_argnames=None, keys="equality"),
     "jax.experimental.pjit.pjit": Wrapper("pjit"),
     "equinox.filter_jit": Wrapper("equinox.filter_jit", static_argnums=None, static_argnames=None, keys="value",
                                   static_all=True),

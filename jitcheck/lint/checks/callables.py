@@ -215,9 +215,10 @@ class Callables(Fixability):
         if isinstance(expr, cst.Attribute):
             kind = self.member_kind(expr, context)
             if kind == "method":
-                if keys == "value" and (not self.receiver_rebuilt(expr, context) or self.module_receiver(expr, context)):
-                    # compared by value: the same receiver's method is the same key, and an equinox Module's method
-                    # is a Module compared by its fields, whatever instance holds them
+                if keys in ("value", "equality") and not self.receiver_rebuilt(expr, context) or \
+                        keys == "value" and self.module_receiver(expr, context):
+                    # compared by equality: the same receiver's method is the same key; compared by value, an equinox
+                    # Module's method is a Module compared by its fields, whatever instance holds them
                     return None
                 return Problem(rules.BOUND_METHOD, {"position": position, "subject": snippet(self.module, expr)})
             if kind == "unknown" and jitted and rebuilt and keys == "identity" and depth == 0 \

@@ -1137,3 +1137,47 @@ def test_a_number_the_jitted_code_tests_in_python_is_not_shown_to_be_data_an_arg
     assert compiles_of(computed, "sweep()", "shift") == 3
     assert compiles_of(computed, "[jax.jit(shift)(jnp.ones(3), v) for v in (0.5, 1.5, 2.5)]", "shift") == 1
 
+
+
+
+def _traces(body: str, call: str) -> int:
+    """How many times the planted module's ``field`` is traced while ``call`` runs (its ``TRACES`` list)."""
+    namespace: dict[str, object] = {"__name__": "planted_case"}
+    exec(compile(HEADER + textwrap.dedent(body), "planted_case.py", "exec"), namespace)
+    eval(call, namespace)
+    traces = namespace["TRACES"]
+    assert isinstance(traces, list)
+    return len(traces)
+
+
+def test_jax_pmap_finds_a_bound_method_of_the_same_object_again_where_jax_jit_does_not() -> None:
+    # jax.pmap keys its function by == and hash: a bound method of the same object is found again (jax 0.10.2, CPU:
+    # 1 trace over 3 calls), while jax.jit keys by the function object (3). A receiver built anew is a new key for
+    # both (3).
+    body = """\
+        TRACES = []
+
+        class Sim:
+            def field(self, x):
+                TRACES.append(1)
+                return x * 2.0
+
+            def run_pmap(self, x):
+                return jax.pmap(self.field)(x)
+
+            def run_jit(self, x):
+                return jax.jit(self.field)(x)
+
+        def rebuilt_pmap(x):
+            return jax.pmap(Sim().field)(x)
+
+        def drive(sim, x):
+            for _ in range(3):
+                sim.run_pmap(x)
+                sim.run_jit(x)
+                rebuilt_pmap(x)
+        """
+    assert _traces(body, "[s.run_pmap(jnp.ones((1, 3))) for s in [Sim()] * 3]") == 1
+    assert _traces(body, "[s.run_jit(jnp.ones((1, 3))) for s in [Sim()] * 3]") == 3
+    assert _traces(body, "[rebuilt_pmap(jnp.ones((1, 3))) for _ in range(3)]") == 3
+    assert check(body) == [(12, "JC101"), (15, "JC101")]
