@@ -615,35 +615,43 @@ def _looked_up_memo(node: cst.If) -> int:
     if name is None or node.orelse is not None:
         return 0
 
-    class _Kept(cst.CSTVisitor):
-        bound = stored = False
-
-        def visit_Assign(self, assign: cst.Assign) -> None:
-            for target in assign.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name:
-                    self.bound = True
-                if isinstance(target.target, cst.Subscript) and isinstance(assign.value, cst.Name) \
-                        and assign.value.value == name:
-                    self.stored = True
-
-        def visit_Call(self, call: cst.Call) -> None:
-            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "setdefault" and len(call.args) == 2 \
-                    and isinstance(call.args[1].value, cst.Name) and call.args[1].value.value == name:
-                self.stored = True
-
-        def visit_FunctionDef(self, inner: cst.FunctionDef) -> bool:
-            self.bound = self.bound or inner.name.value == name  # `def kept(...)` binds it too
-            return False
-
-        def visit_Lambda(self, inner: cst.Lambda) -> bool:
-            return False
-
-        def visit_ClassDef(self, inner: cst.ClassDef) -> bool:
-            return False
-
-    kept = _Kept()
+    kept = _KeptInCache(name)
     node.body.visit(kept)
     return 1 if kept.bound and kept.stored else 0
+
+
+class _KeptInCache(cst.CSTVisitor):
+    """Whether a block binds ``name`` (``bound``: an assignment to it, or a ``def`` of it) and stores it in a
+    container (``stored``: ``cache[key] = name`` or ``cache.setdefault(key, name)``); nested functions, lambdas and
+    classes are not entered. One class for every test (:func:`_looked_up_memo` runs on each ``if`` a module holds)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.bound = False
+        self.stored = False
+
+    def visit_Assign(self, assign: cst.Assign) -> None:
+        for target in assign.targets:
+            if isinstance(target.target, cst.Name) and target.target.value == self.name:
+                self.bound = True
+            if isinstance(target.target, cst.Subscript) and isinstance(assign.value, cst.Name) \
+                    and assign.value.value == self.name:
+                self.stored = True
+
+    def visit_Call(self, call: cst.Call) -> None:
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "setdefault" and len(call.args) == 2 \
+                and isinstance(call.args[1].value, cst.Name) and call.args[1].value.value == self.name:
+            self.stored = True
+
+    def visit_FunctionDef(self, inner: cst.FunctionDef) -> bool:
+        self.bound = self.bound or inner.name.value == self.name  # `def kept(...)` binds it too
+        return False
+
+    def visit_Lambda(self, inner: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, inner: cst.ClassDef) -> bool:
+        return False
 
 
 def _one_iteration(test: cst.BaseExpression, loop: cst.CSTNode, arm: int = 0) -> bool:

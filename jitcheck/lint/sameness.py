@@ -985,34 +985,37 @@ _OBSERVER_WORDS = ("time", "compile", "trace", "cache_size", "perf_counter", "ex
 def _tested_names(function: cst.FunctionDef | cst.Lambda) -> set[str]:
     """The names read in the tests of the ``if``, ``while`` and conditional expressions of ``function``'s own body
     (not of the functions nested in it)."""
-
-    class _Tests(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.names: set[str] = set()
-
-        def _read(self, test: cst.BaseExpression) -> None:
-            reader = _Reader()
-            test.visit(reader)
-            self.names |= reader.names
-
-        def visit_If(self, node: cst.If) -> None:
-            self._read(node.test)
-
-        def visit_While(self, node: cst.While) -> None:
-            self._read(node.test)
-
-        def visit_IfExp(self, node: cst.IfExp) -> None:
-            self._read(node.test)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
     tests = _Tests()
     function.body.visit(tests)
     return tests.names
+
+
+class _Tests(cst.CSTVisitor):
+    """The names the ``if``, ``while`` and conditional-expression tests of the code visited read, nested functions
+    and lambdas apart (:func:`_tested_names`)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def _read(self, test: cst.BaseExpression) -> None:
+        reader = _Reader()
+        test.visit(reader)
+        self.names |= reader.names
+
+    def visit_If(self, node: cst.If) -> None:
+        self._read(node.test)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._read(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._read(node.test)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
 
 
 def _may_observe(source: str) -> bool:
