@@ -122,7 +122,7 @@ UNREADABLE_FILE = _rule(
     "JC000",
     "unreadable-file",
     "A file that could not be checked",
-    message="could not check this file: {reason}",
+    message="could not check {what}: {reason}",
     help="{fix}",
     why="""
 A file that does not parse (reported where Python reports the error), is not
@@ -130,7 +130,8 @@ UTF-8, is too large, holds an expression deeper than `max-expression-depth`,
 takes longer than `file-timeout`, crashes the worker process checking it, or is a
 broken link cannot be checked; nor can a missing path or an unreadable folder.
 jitcheck reports each once and goes on with the other files rather than stopping
-the whole run.
+the whole run. In a notebook, a code cell that does not parse is reported at its
+error ("could not check this cell") and left out; the other cells are checked.
 """,
     example="""
 def broken(:   # a syntax error

@@ -280,9 +280,16 @@ def check_notebook(data: bytes, path: str, settings: Settings, *, index: Project
         notebook = Notebook.parse(text)
     except NotebookError as error:
         return Checked((unreadable(path, str(error), "save it as a Jupyter notebook (nbformat 4), or exclude it"),))
+    broken = tuple(
+        dataclasses.replace(unreadable(path, f"it does not parse: {cell.message}",
+                                       "fix the syntax error; the notebook's other cells are checked without this one",
+                                       cell.line, cell.column, what="this cell"), cell=cell.number)
+        for cell in notebook.broken)
     if not notebook.source.strip():
-        return Checked(())
+        return Checked(broken)
     checked = check_text(notebook.source, path, settings, index=index)
+    if broken:
+        checked = dataclasses.replace(checked, findings=checked.findings + broken)
     cells = notebook.respanned(checked.fixed_source) if checked.fixed_source is not None else notebook
 
     def placed(finding: Finding, cells: Notebook = cells) -> Finding:
@@ -293,7 +300,7 @@ def check_notebook(data: bytes, path: str, settings: Settings, *, index: Project
                                    edits=_cell_edits(notebook, finding.edits, start.cell),
                                    end_line=end.line if same and end else 0, end_column=end.column if same and end else 0)
 
-    findings = tuple(placed(f) for f in checked.findings)
+    findings = tuple(f if f.cell else placed(f) for f in checked.findings)
     if checked.fixed_source is None:
         return dataclasses.replace(checked, findings=findings)
     unfixed = tuple(placed(f, notebook) for f in checked.unfixed)
@@ -322,8 +329,8 @@ def _cell_edits(notebook: Notebook, edits: tuple[Edit, ...], cell: int) -> tuple
     for edit in edits:
         start = notebook.locate(edit.row, edit.column)
         span = notebook.span_of(edit.end_row - 1) if edit.end_row > edit.row else notebook.span_of(edit.row)
-        if start.cell != cell or span is None or span.number != cell or edit.row < span.first_line:
-            return ()
+        if start.cell != cell or span is None or span.number != cell or edit.row < span.first_line or span.indent:
+            return ()  # (a cell read dedented: its edits are written by --fix, which puts the indent back)
         placed.append(Edit(notebook.restore_magics(edit.content), start.line, edit.column,
                            edit.end_row - span.first_line + 1, edit.end_column))
     return tuple(placed)

@@ -77,10 +77,10 @@ class Finding:
                    tuple(Edit(*e) for e in edits), Evidence.from_row(evidence))
 
 
-def unreadable(path: str, reason: str, fix: str, line: int = 1, column: int = 1) -> Finding:
-    """A JC000 finding: the file could not be checked, and why."""
+def unreadable(path: str, reason: str, fix: str, line: int = 1, column: int = 1, *, what: str = "this file") -> Finding:
+    """A JC000 finding: the file (or ``what`` of it, such as a notebook cell) could not be checked, and why."""
     rule = rules.UNREADABLE_FILE
-    return Finding(path, line, column, rule.code, rule.format(reason=reason), rule.format_help(fix=fix))
+    return Finding(path, line, column, rule.code, rule.format(what=what, reason=reason), rule.format_help(fix=fix))
 
 
 __all__ = ["Applicability", "Edit", "Finding", "unreadable"]

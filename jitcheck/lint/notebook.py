@@ -10,12 +10,17 @@ into the notebook, keeping outputs, metadata, other cells and every magic line i
 
 IPython syntax (``%magic``, ``!shell``, ``obj?``, ``x = !cmd``) is not Python: each
 such line is replaced by an indented ``pass`` carrying a numbered marker, and put back
-on write. Cells that start with a cell magic (``%%bash``) are not Python and are left
-out. Nothing here imports libcst, so a language server can use it as it is.
+on write. As in IPython, only a line that starts a statement can be a magic: a ``%``
+line inside brackets or a string is Python's modulo or text; and a cell whose first
+line is indented is read dedented, as IPython runs it. Cells that start with a
+cell magic (``%%bash``) are not Python and are left out, and so is a cell that does not
+parse (listed in :attr:`Notebook.broken`), so one broken cell costs the others nothing.
+Nothing here imports libcst, so a language server can use it as it is.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import re
@@ -47,6 +52,20 @@ class CellSpan:
     first_line: int
     """1-based line of the joined source where the cell's own first line is."""
     lines: int
+    indent: str = ""
+    """The indent IPython strips from a cell whose first line is indented (its ``leading_indent``): the joined
+    source holds the cell dedented, and positions and fixes add it back."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BrokenCell:
+    """A code cell left out because Python cannot parse it: where, in the cell, and Python's message."""
+
+    number: int
+    """1-based position among all the notebook's cells."""
+    line: int
+    column: int
+    message: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,6 +109,73 @@ def _is_magic(line: str) -> bool:
     return bool(_MAGIC.match(line) or _HELP.match(line))
 
 
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+
+
+class _Statements:
+    """Follows a cell line by line and says whether the next line starts a statement.
+
+    A line does not when it continues an open bracket, a triple-quoted string or a
+    backslash-ended line; IPython reads magics only at a statement's start, so a
+    ``% (a, b)`` line inside ``print(...)`` is Python's ``%`` operator, not a magic.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote: str | None = None  # the open string's delimiter: ', ", ''' or """
+        self.continued = False
+
+    def at_start(self) -> bool:
+        return self.depth == 0 and self.quote is None and not self.continued
+
+    def feed(self, line: str) -> None:
+        """Read one physical line (without its ending)."""
+        self.continued = False
+        index, size = 0, len(line)
+        while index < size:
+            char = line[index]
+            if self.quote is not None:
+                if char == "\\":
+                    index += 2
+                    continue
+                if line.startswith(self.quote, index):
+                    index += len(self.quote)
+                    self.quote = None
+                    continue
+                index += 1
+                continue
+            if char == "#":
+                return
+            if char in "'\"":
+                triple = line[index:index + 3]
+                self.quote = triple if triple in ("'''", '"""') else char
+                index += len(self.quote)
+                continue
+            if char in _CLOSERS:
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            elif char == "\\" and index == size - 1:
+                self.continued = True
+            index += 1
+        if self.quote is not None and len(self.quote) == 1:
+            if line.endswith("\\"):
+                self.continued = True
+            else:
+                self.quote = None  # an unterminated one-line string: Python's error, not a continuation
+
+
+def _syntax_error(text: str) -> tuple[int, int, str] | None:
+    """Python's syntax error in one cell's text (line, column, message), None when it parses."""
+    try:
+        compile(text, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError as error:
+        return error.lineno or 1, error.offset if error.offset and error.offset > 0 else 1, error.msg
+    except (ValueError, RecursionError, MemoryError):
+        return None  # a null byte or a very deep expression: the joined parse reports it, as for a file
+    return None
+
+
 @dataclasses.dataclass
 class Notebook:
     """A parsed notebook: its JSON, the joined Python source of its code cells, and the map between them."""
@@ -102,6 +188,8 @@ class Notebook:
     indent: int | None = 1
     list_sources: tuple[bool, ...] = ()
     """Per span: whether the cell's source was stored as a list of lines (nbformat's way) or one string."""
+    broken: tuple[BrokenCell, ...] = ()
+    """The code cells left out because they do not parse."""
 
     @classmethod
     def parse(cls, text: str) -> Notebook:
@@ -118,6 +206,7 @@ class Notebook:
         as_list: list[bool] = []
         magics: list[str] = []
         out: list[str] = []
+        broken: list[BrokenCell] = []
         line = 1
         for index, cell in enumerate(data["cells"]):
             if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -126,25 +215,34 @@ class Notebook:
             magic = _cell_magic(body)
             if magic is not None and magic not in PYTHON_CELL_MAGICS:
                 continue  # a cell magic whose body is another language (%%bash, %%html)
+            body, leading = _dedented(body)
             kept: list[str] = []
+            cell_magics: list[str] = []
             continued: str | None = None  # the indent of a magic line that ends with a backslash
+            statements = _Statements()
             for raw in lines(body, keepends=True):
                 content = raw.rstrip("\r\n")
                 end = raw[len(content):] or "\n"
-                if continued is not None or _is_magic(content):
+                if continued is not None or (statements.at_start() and _is_magic(content)):
                     indent = continued if continued is not None else re.match(r"[ \t]*", content).group()  # type: ignore[union-attr]
-                    kept.append(f"{indent}pass  # jitcheck: magic {len(magics)}{end}")
-                    magics.append(content)
+                    kept.append(f"{indent}pass  # jitcheck: magic {len(magics) + len(cell_magics)}{end}")
+                    cell_magics.append(content)
                     continued = indent if content.endswith("\\") else None
                 else:
+                    statements.feed(content)
                     kept.append(content + end)
+            syntax = _syntax_error("".join(kept))
+            if syntax is not None:
+                broken.append(BrokenCell(index + 1, *syntax))
+                continue  # left out: the other cells are still read, as Jupyter still runs them
+            magics.extend(cell_magics)
             out.append(f"{_MARKER}{index + 1}\n")
             line += 1
-            spans.append(CellSpan(index + 1, index, line, len(kept)))
+            spans.append(CellSpan(index + 1, index, line, len(kept), leading))
             as_list.append(isinstance(cell.get("source"), list))
             out.extend(kept)
             line += len(kept)
-        return cls(data, "".join(out), tuple(spans), tuple(magics), _indent_of(text), tuple(as_list))
+        return cls(data, "".join(out), tuple(spans), tuple(magics), _indent_of(text), tuple(as_list), tuple(broken))
 
     def respanned(self, source: str) -> Notebook:
         """This notebook with its cell map read from an edited joined ``source`` (lines moved by a fix)."""
@@ -154,7 +252,7 @@ class Notebook:
             if raw.startswith(_MARKER) and raw[len(_MARKER):].strip().isdigit():
                 cell = int(raw[len(_MARKER):].strip())
                 if cell in by_number:
-                    spans.append(CellSpan(cell, by_number[cell].index, number + 1, 0))
+                    spans.append(CellSpan(cell, by_number[cell].index, number + 1, 0, by_number[cell].indent))
         return dataclasses.replace(self, source=source, spans=tuple(spans))
 
     def span_of(self, line: int) -> CellSpan | None:
@@ -172,7 +270,7 @@ class Notebook:
         span = self.span_of(line)
         if span is None:
             return Location(1, 1, 1)
-        return Location(span.number, max(1, line - span.first_line + 1), column)
+        return Location(span.number, max(1, line - span.first_line + 1), column + len(span.indent))
 
     def restore_magics(self, text: str) -> str:
         """``text`` (lines of the joined source) with every magic placeholder back to its original line."""
@@ -220,6 +318,8 @@ class Notebook:
         data = json.loads(json.dumps(self.data))
         for span, as_list in zip(self.spans, self.list_sources):
             text = cells[span.index]
+            if span.indent:  # the cell was read dedented: its lines get their indent back
+                text = "".join(span.indent + line if line.strip() else line for line in lines(text, keepends=True))
             cell = data["cells"][span.index]
             original = lines(_lines(cell.get("source")), keepends=True)
             if _body(original) == text:
@@ -232,6 +332,17 @@ class Notebook:
                 text += ending(original[-1])  # the cell's last line keeps its ending (none, LF or CRLF)
             cell["source"] = lines(text, keepends=True) if as_list else text
         return json.dumps(data, indent=self.indent, ensure_ascii=False) + "\n"
+
+
+def _dedented(body: str) -> tuple[str, str]:
+    """A cell's text as IPython runs it, and the indent taken off: when its first non-blank line is indented,
+    that indent is removed from every line that starts with it (IPython's ``leading_indent``)."""
+    cell = lines(body, keepends=True)
+    first = next((line for line in cell if line.strip()), "")
+    indent = first[:len(first) - len(first.lstrip(" \t"))]
+    if not indent:
+        return body, ""
+    return "".join(line[len(indent):] if line.startswith(indent) else line for line in cell), indent
 
 
 def _body(cell: Sequence[str]) -> str:
@@ -256,4 +367,4 @@ def _indent_of(text: str) -> int | None:
     return len(match.group(1)) if match else None
 
 
-__all__ = ["CELL_MARKER", "CellSpan", "Location", "Notebook", "NotebookError"]
+__all__ = ["CELL_MARKER", "BrokenCell", "CellSpan", "Location", "Notebook", "NotebookError"]

@@ -103,7 +103,40 @@ def test_a_syntax_error_is_placed_in_its_cell(
     write(tmp_path, notebook(code("x = 1\n"), MARKDOWN, code(["y = 2\n", "def f(:\n", "    pass\n"])))
     monkeypatch.chdir(tmp_path)
     status, out = run(capsys, "nb.ipynb")
-    assert status == 1 and out.startswith("nb.ipynb:cell 3:2:7: JC000 could not check this file: it does not parse")
+    assert status == 1 and out.startswith("nb.ipynb:cell 3:2:7: JC000 could not check this cell: it does not parse")
+
+
+def test_a_cell_that_does_not_parse_costs_the_other_cells_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Jupyter still runs the cells after a broken one; the loop's rebuilt lambda in cell 3 is still found.
+    broken = code(["def f(:\n", "    pass\n"])
+    loop = code(["import jax\n", "for i in range(3):\n", "    jax.jit(lambda x: x + 1)(i)\n"])
+    write(tmp_path, notebook(MARKDOWN, broken, loop))
+    monkeypatch.chdir(tmp_path)
+    status, out = run(capsys, "nb.ipynb")
+    lines = [line for line in out.splitlines() if ": JC" in line]
+    assert status == 1 and len(lines) == 2
+    assert lines[0].startswith("nb.ipynb:cell 2:1:7: JC000 could not check this cell: it does not parse")
+    assert lines[1].startswith("nb.ipynb:cell 3:3:13: JC104 lambda used as the function jitted by `jax.jit` on every iteration")
+
+
+def test_a_percent_line_inside_brackets_or_a_string_is_python_not_a_magic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # IPython reads magics only where a statement starts: `% (...)` continuing `print(` is the modulo operator,
+    # and a `%` line in a triple-quoted string is text. Read as magics, the cell would not parse.
+    cell = code(["import jax\n", "doc = \"\"\"\n", "%(name)s\n", "\"\"\"\n", "for i in range(3):\n",
+                 "    print('step %d'\n", "          % (i,))\n", "    %time jax.jit(lambda x: x * 2)(i)\n",
+                 "    jax.jit(lambda x: x + 1)(i)\n"])
+    write(tmp_path, notebook(cell))
+    monkeypatch.chdir(tmp_path)
+    status, out = run(capsys, "nb.ipynb")
+    lines = [line for line in out.splitlines() if ": JC" in line]
+    assert lines == [line for line in lines if "JC104" in line] and len(lines) == 1, out
+    assert lines[0].startswith("nb.ipynb:cell 1:9:13: JC104") and status == 1
+    parsed = Notebook.parse(json.dumps(notebook(cell)))
+    assert parsed.magics == ("    %time jax.jit(lambda x: x * 2)(i)",) and not parsed.broken
 
 
 def test_notebook_api_maps_positions_and_round_trips() -> None:
@@ -138,3 +171,24 @@ def test_a_hoisted_lambda_stays_in_its_cell_and_json_edits_count_in_the_cell(
     assert "".join(cells[2]["source"]) == "".join(lines)
     assert "".join(cells[2]["source"]).startswith("%time x\n") and "def _run_lambda(v):" in "".join(cells[2]["source"])
     assert cells[0]["source"] == ["import jax\n", "x = 1"]
+
+
+def test_a_cell_indented_as_a_whole_is_read_dedented_as_ipython_runs_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # IPython strips the indent of a cell's first line from every line (its `leading_indent`), so a snippet pasted
+    # from a method body runs; read as it stands it would not parse. Positions and fixes keep the cell's indent.
+    source = ["\n", "    def run(x):\n", "        return jax.jit(lambda v: v * 2)(x)\n", "\n", "    run(1)\n", "    run(2)\n"]
+    path = write(tmp_path, notebook(code(["import jax\n"]), code(source)))
+    capsys.readouterr()
+    main([str(path), "--no-cache", "--output-format", "json"])
+    [row] = json.loads(capsys.readouterr().out)
+    assert (row["code"], row["cell"], row["location"]) == ("JC104", 2, {"row": 3, "column": 24})
+    run(capsys, str(path), "--fix")
+    fixed = "".join(json.loads(path.read_text())["cells"][1]["source"])
+    assert "    def _run_lambda(v):\n        return v * 2\n" in fixed
+    assert "    def run(x):\n        return jax.jit(_run_lambda)(x)\n" in fixed
+    assert all(not line.strip() or line.startswith("    ") for line in fixed.splitlines())
+    assert Notebook.parse(path.read_text()).broken == ()
+    status, out = run(capsys, str(path))
+    assert status == 0, out
