@@ -148,6 +148,31 @@ def _returned(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[as
     return [through(value) for value in returned], nested
 
 
+def _jit_of_first_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str],
+                            returned: list[ast.expr | None], nested: set[str]) -> str | None:
+    """The jit-like wrapper, as the module spells it (``jax.jit``), of a function that hands its first parameter to
+    it and returns what that makes, or a function of its own around it (``def my_jit(fn, **kw): return
+    jax.jit(fn, **kw)``): a call of it keys its cache by the function it is handed, as a call of that wrapper does,
+    so it is judged as one. None for anything else."""
+    if not params or not returned:
+        return None
+    made: list[ast.Call] = []
+    stack: list[ast.AST] = list(node.body)
+    while stack:  # the function's own code, not the defs, lambdas or classes it makes
+        current = stack.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(current, ast.Call) and current.args and isinstance(current.args[0], ast.Name) and \
+                current.args[0].id == params[0] and (_dotted(current.func) or "").rsplit(".", 1)[-1] in _JIT_LAST:
+            made.append(current)
+        stack.extend(children(current))
+    if len(made) != 1:
+        return None
+    if not all(value is made[0] or isinstance(value, ast.Name) and value.id in nested for value in returned):
+        return None
+    return _dotted(made[0].func)
+
+
 def fresh_returns(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     """What every call of ``function`` returns when it is a new function each time (a factory's product, as the
     index records it in ``returns``), or None."""
@@ -239,6 +264,9 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     items = _returns_items(returned, nested)
     if items is not None:
         facts["returns_items"] = items
+    wrapper = _jit_of_first_parameter(node, params, returned, nested)
+    if wrapper is not None:
+        facts["jit_of"] = wrapper
     if _jitting(facts) and _applies_parameter(node, {*params, *(a.arg for a in args.kwonlyargs)}):
         facts["transform"] = True  # `forward_laplacian(fn)`: it jits what it is handed, judged where that is chosen
     if facts["kind"] == "class" and params and returned and all(
@@ -1053,6 +1081,11 @@ class ProjectIndex:
         for module in modules:
             for name in self.modules[module].get("aliases", ()):
                 target = self.canonical(f"{module}.{name}")
+                if target in JIT_WRAPPERS:
+                    aliases.append((f"{module}.{name}", target))
+            for name, facts in self.modules[module]["functions"].items():
+                spelled = facts.get("jit_of")  # `def my_jit(fn, **kw): return jax.jit(fn, **kw)`: another jax.jit
+                target = self.canonical(self.resolve_in(module, spelled)) if isinstance(spelled, str) else ""
                 if target in JIT_WRAPPERS:
                     aliases.append((f"{module}.{name}", target))
         return factories, jitted, aliases, jitting, methods, aux

@@ -836,6 +836,28 @@ CASES: dict[str, Case] = {
                     compile_fn(lambda y: y * 2)(np.ones(3, np.float32))
             """,
     }, [("use.py", 5, "JC104")], 3, 1),
+    "jit reached through a function of the run that returns a jit of what it is handed": ({
+        "backend.py": """\
+            import jax
+            def compiled(fn, **options):
+                return jax.jit(fn, **options)
+            def traced(fn):
+                step = jax.jit(fn)
+                def call(*args):
+                    return step(*args)
+                return call
+            """,
+        "use.py": """\
+            import numpy as np
+            from pkg.backend import compiled, traced
+            def double(y):
+                return y * 2
+            def run():
+                for _ in range(3):
+                    compiled(lambda y: y * 2)(np.ones(3, np.float32))
+                    traced(double)(np.ones(3, np.float32))  # the same function: jax finds its compile again
+            """,
+    }, [("use.py", 7, "JC104")], 4, 2),
     "a wrapper bound by a walrus in a loop": ({
         "use.py": """\
             import jax
