@@ -455,7 +455,8 @@ class Sameness(Repetition):
         if kind == "objects":
             return None  # a differently-built object, configuration or function on each pass: a different program
         return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
-            f"that each {unit} builds the same program: it reads {_names(used)}, which changes on each")), confidence="low")
+            f"that each {unit} builds the same program: it reads {_names(used)}, which may change from one {unit} to the "
+            "next")), confidence="low")
 
     def branched_on(self, fun: cst.CSTNode, changing: set[str]) -> list[str]:
         """The names of ``changing`` that the rebuilt callable ``fun`` tests in Python control flow (an ``if``,

@@ -120,7 +120,11 @@ class JitSites(StaticArguments, IdentityAux):
             applied = site.parent if isinstance(site.parent, cst.Call) and site.parent.func is call else None
             static = [value for _, value in static_arguments(applied, spec, self.params_of(fun, context))] \
                 if applied is not None and spec is not None else []
-            judged = self.sameness(evidence, fun, context, applied, static) if found is not None else None
+            # The wrapper's options are part of its cache key: shardings made from what changes between runs
+            # (`jax.jit(lambda x: x, (original,), mirrored)` per parameter group) make another program each run.
+            options = set().union(*(self.names_read(arg.value) for arg in call.args if arg.value is not fun))
+            judged = self.sameness(evidence, fun, context, applied, static,
+                                   read=self.names_read(fun) | options if options else None) if found is not None else None
             if found is not None and judged is not None and judged.again != evidence.again:
                 # Judged through one of its call sites (a caller that runs again): the message says so.
                 found = found.reworded(where, self.where(judged, context))

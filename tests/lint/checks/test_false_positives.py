@@ -754,6 +754,33 @@ def test_a_static_argument_that_changes_on_each_iteration_is_a_new_key_whatever_
     assert compiles_of(one, "hoisted(jnp.ones(3))", "loss") == 1  # the help applied: built once, compiled once
 
 
+def test_a_jit_whose_options_are_made_from_what_changes_builds_another_program_each_run() -> None:
+    # The wrapper's options are part of its cache key: shardings made from each group's own keys are another
+    # program for each group (another input structure), whatever is hoisted. Read as "the lambda reads none of its
+    # function's parameters", it was reported as the same program rebuilt.
+    body = """\
+        def lowered(params):
+            placed = {k: jax.sharding.SingleDeviceSharding(jax.devices()[0]) for k in params}
+            shapes = {k: jax.ShapeDtypeStruct(v.shape, v.dtype) for k, v in params.items()}
+            gather = jax.jit(lambda x: x, in_shardings=(placed,)).lower(shapes)
+            return gather.compile()
+
+        def run(groups):
+            params = {"a": jnp.ones(2), "b": jnp.ones(3), "c": jnp.ones(4)}
+            made = []
+            for keys in groups:
+                made.append(lowered({k: params[k] for k in keys}))
+            return made
+        """
+    assert shown(body) == []
+    assert compiles_of(body, "run([('a',), ('a', 'b'), ('a', 'b', 'c')])", "<lambda>") == 3  # three programs
+    # The same group on every pass: the options read nothing that changes, and the rebuilt lambda is found.
+    same = body.replace("for keys in groups:", "for _ in range(3):").replace(
+        "lowered({k: params[k] for k in keys})", 'lowered({"a": params["a"]})')
+    assert shown(same) == [(4, "JC104")]
+    assert compiles_of(same, "run(None)", "<lambda>") == 3  # one program, compiled on each of the three passes
+
+
 def test_a_receiver_bound_again_in_the_loop_is_the_object_built_just_above() -> None:
     # `bij` is bound before the loop and again in its body: the read below the body's binding sees only that one,
     # a new object of a known class on each pass, so its method is a new bound method each time (not a guess).
