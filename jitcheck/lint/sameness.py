@@ -938,16 +938,18 @@ class Sameness(Repetition):
         shift = 1 if context.self_name is not None and isinstance(site.node.func, cst.Attribute) and params \
             and params[0] == context.self_name else 0
         index = params.index(name) - shift if name in params else -1
+        for arg in site.node.args:
+            if not arg.star and arg.keyword is not None and arg.keyword.value == name:
+                return self.module.code_for_node(arg.value)  # named: no `*args` or `**kwargs` can pass it too
         position = 0
         for arg in site.node.args:
-            if arg.star:
-                return None
-            if arg.keyword is None:
-                if position == index:
-                    return self.module.code_for_node(arg.value)
-                position += 1
-            elif arg.keyword.value == name:
+            if arg.star == "*":
+                return None  # what it unpacks moves every position after it
+            if arg.star or arg.keyword is not None:
+                continue
+            if position == index:
                 return self.module.code_for_node(arg.value)
+            position += 1
         return None
 
     def unhashable(self, expr: cst.CSTNode) -> Evidence:
@@ -1362,6 +1364,16 @@ class _Bindings(cst.CSTVisitor):
         reader = _Reader()
         value.visit(reader)
         for target in targets:
+            if isinstance(target, cst.Subscript):
+                # `hparams[key] = int(part)`: the local object changed by an item assignment is bound anew from the
+                # value, the key, and what the loops and branches around it test, as a method call on it is.
+                base: cst.BaseExpression = target
+                while isinstance(base, (cst.Subscript, cst.Attribute)):
+                    base = base.value
+                if isinstance(base, cst.Name):
+                    target.visit(reader)
+                    self.reads.append((base.value, reader.names.union(*self._control) - {base.value}))
+                continue
             bound = _Reader()
             target.visit(bound)
             self.reads += [(name, reader.names) for name in bound.names if isinstance(target, (cst.Name, cst.Tuple, cst.List))]

@@ -781,6 +781,57 @@ def test_a_jit_whose_options_are_made_from_what_changes_builds_another_program_e
     assert compiles_of(same, "run(None)", "<lambda>") == 3  # one program, compiled on each of the three passes
 
 
+def test_a_settings_table_filled_by_item_assignment_from_a_parameter_changes_with_it() -> None:
+    # `hparams[key] = int(part)` fills a local table from the parameter: the closure reading it is another program for
+    # each name (another shape here), as it would be reading the parameter itself. Read as "it reads none of its
+    # function's parameters", it was reported as the same program rebuilt.
+    body = """\
+        def compare(name, x):
+            hparams = {}
+            for part in name.split("-"):
+                hparams[part[0]] = int(part[1:])
+
+            def loss(v):
+                return jnp.sum(v.reshape(hparams["b"], -1))
+
+            return jax.jit(loss)(x)
+
+        def run(x):
+            for name in ("b2", "b3", "b6"):
+                compare(name, x)
+        """
+    assert shown(body) == []
+    assert compiles_of(body, "run(jnp.ones(6))", "loss") == 3  # three shapes, three programs
+    # The same name on every pass: one program, compiled on each pass, and found.
+    same = body.replace('for name in ("b2", "b3", "b6"):', "for _ in range(3):").replace(
+        "        compare(name, x)", '        compare("b2", x)')
+    assert shown(same) == [(9, "JC105")]
+    assert compiles_of(same, "run(jnp.ones(6))", "loss") == 3
+
+
+def test_an_argument_named_beside_star_arguments_is_read_at_each_call() -> None:
+    # `step(x, *rest, scale=2.0)`: what `*rest` unpacks cannot reach `scale`, named at the call, so both calls pass
+    # the same `scale` (the claim "they pass different `scale`" was made because the star stopped the reading).
+    body = """\
+        def step(x, *args, scale=1.0):
+            return jax.jit(lambda v: v * scale)(x)
+
+        def first(x, *rest):
+            return step(x, *rest, scale=2.0)
+
+        def second(x, *rest):
+            return step(x, *rest, scale=2.0)
+
+        def main(x):
+            first(x)
+            second(x)
+        """
+    assert shown(body) == [(2, "JC104")]
+    assert compiles_of(body, "main(jnp.ones(3))", "<lambda>") == 2  # one program, compiled at each call
+    other = body.replace("return step(x, *rest, scale=2.0)\n\n        def main", "return step(x, *rest, scale=3.0)\n\n        def main")
+    assert other != body and shown(other) == []  # two scales: not shown to be one program
+
+
 def test_a_receiver_bound_again_in_the_loop_is_the_object_built_just_above() -> None:
     # `bij` is bound before the loop and again in its body: the read below the body's binding sees only that one,
     # a new object of a known class on each pass, so its method is a new bound method each time (not a guess).
