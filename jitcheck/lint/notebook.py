@@ -109,9 +109,6 @@ def _is_magic(line: str) -> bool:
     return bool(_MAGIC.match(line) or _HELP.match(line))
 
 
-_CLOSERS = {"(": ")", "[": "]", "{": "}"}
-
-
 class _Statements:
     """Follows a cell line by line and says whether the next line starts a statement.
 
@@ -151,7 +148,7 @@ class _Statements:
                 self.quote = triple if triple in ("'''", '"""') else char
                 index += len(self.quote)
                 continue
-            if char in _CLOSERS:
+            if char in "([{":
                 self.depth += 1
             elif char in ")]}":
                 self.depth = max(0, self.depth - 1)

@@ -276,6 +276,28 @@ def test_notebook_cells_are_judged_as_one_program(tmp_path: Path) -> None:
     session(tmp_path, body)
 
 
+def test_a_broken_cell_is_reported_alone_and_an_indented_cell_keeps_its_columns(tmp_path: Path) -> None:
+    # As the command line reads them: a cell that does not parse gets its JC000 and costs the others nothing; a cell
+    # indented as a whole (IPython runs it dedented) has its findings at its own columns.
+    cells = ["import jax", "def f(:\n    pass",
+             "    def run(batches):\n        for b in batches:\n            jax.jit(lambda x: x)(b)"]
+
+    async def body(editor: Editor) -> None:
+        notebook = (tmp_path / "n.ipynb").as_uri()
+        cell_uris = [f"vscode-notebook-cell:{tmp_path / 'n.ipynb'}#c{i}" for i in range(len(cells))]
+        editor.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+            types.NotebookDocument(notebook, "jupyter-notebook", 1,
+                                   [types.NotebookCell(types.NotebookCellKind.Code, uri) for uri in cell_uris]),
+            [types.TextDocumentItem(uri, "python", 1, text) for uri, text in zip(cell_uris, cells, strict=True)]))
+        first, broken, indented = [await editor.diagnostics(uri) for uri in cell_uris]
+        assert first == [] and codes(broken) == ["JC000"] and codes(indented) == ["JC104"]
+        assert "could not check this cell" in broken[0].message
+        assert (broken[0].range.start.line, broken[0].range.start.character) == (0, 6)
+        assert (indented[0].range.start.line, indented[0].range.start.character) == (2, 20)
+
+    session(tmp_path, body)
+
+
 def test_a_client_that_disconnects_ends_the_server(tmp_path: Path) -> None:
     async def main() -> None:
         editor = Editor(tmp_path)
