@@ -258,16 +258,22 @@ def test_a_change_rejudges_the_open_files_that_import_it(tmp_path: Path) -> None
     session(tmp_path, body, options=NEVER)
 
 
+def open_notebook(editor: Editor, tmp_path: Path, cells: list[str]) -> list[str]:
+    """Open ``n.ipynb`` with ``cells`` as its code cells, as an editor with notebook sync does; the cells' URIs."""
+    notebook = (tmp_path / "n.ipynb").as_uri()
+    cell_uris = [f"vscode-notebook-cell:{tmp_path / 'n.ipynb'}#c{i}" for i in range(len(cells))]
+    editor.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        types.NotebookDocument(notebook, "jupyter-notebook", 1,
+                               [types.NotebookCell(types.NotebookCellKind.Code, uri) for uri in cell_uris]),
+        [types.TextDocumentItem(uri, "python", 1, text) for uri, text in zip(cell_uris, cells, strict=True)]))
+    return cell_uris
+
+
 def test_notebook_cells_are_judged_as_one_program(tmp_path: Path) -> None:
     cells = ["import jax\n%matplotlib inline", "def run(batches):\n    for b in batches:\n        jax.jit(lambda x: x)(b)"]
 
     async def body(editor: Editor) -> None:
-        notebook = (tmp_path / "n.ipynb").as_uri()
-        cell_uris = [f"vscode-notebook-cell:{tmp_path / 'n.ipynb'}#c{i}" for i in range(len(cells))]
-        editor.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-            types.NotebookDocument(notebook, "jupyter-notebook", 1,
-                                   [types.NotebookCell(types.NotebookCellKind.Code, uri) for uri in cell_uris]),
-            [types.TextDocumentItem(uri, "python", 1, text) for uri, text in zip(cell_uris, cells, strict=True)]))
+        cell_uris = open_notebook(editor, tmp_path, cells)
         first = await editor.diagnostics(cell_uris[0])
         second = await editor.diagnostics(cell_uris[1])
         assert first == [] and codes(second) == ["JC104"]
@@ -283,12 +289,7 @@ def test_a_broken_cell_is_reported_alone_and_an_indented_cell_keeps_its_columns(
              "    def run(batches):\n        for b in batches:\n            jax.jit(lambda x: x)(b)"]
 
     async def body(editor: Editor) -> None:
-        notebook = (tmp_path / "n.ipynb").as_uri()
-        cell_uris = [f"vscode-notebook-cell:{tmp_path / 'n.ipynb'}#c{i}" for i in range(len(cells))]
-        editor.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-            types.NotebookDocument(notebook, "jupyter-notebook", 1,
-                                   [types.NotebookCell(types.NotebookCellKind.Code, uri) for uri in cell_uris]),
-            [types.TextDocumentItem(uri, "python", 1, text) for uri, text in zip(cell_uris, cells, strict=True)]))
+        cell_uris = open_notebook(editor, tmp_path, cells)
         first, broken, indented = [await editor.diagnostics(uri) for uri in cell_uris]
         assert first == [] and codes(broken) == ["JC000"] and codes(indented) == ["JC104"]
         assert "could not check this cell" in broken[0].message
