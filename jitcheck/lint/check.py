@@ -17,7 +17,7 @@ import libcst as cst
 from jitcheck.lint import noqa
 from jitcheck.lint import text as source_text
 from jitcheck.lint.analysis import Located, analyze
-from jitcheck.lint.findings import Edit, Finding, unreadable
+from jitcheck.lint.findings import Edit, Finding, unparsed_cell, unreadable
 from jitcheck.lint import formfeed
 from jitcheck.lint.fixes import apply_fixes, compiles, parse_module, transform
 from jitcheck.lint.index import UNNAMED_MODULE, ProjectIndex, python_tree, with_module
@@ -280,11 +280,8 @@ def check_notebook(data: bytes, path: str, settings: Settings, *, index: Project
         notebook = Notebook.parse(text)
     except NotebookError as error:
         return Checked((unreadable(path, str(error), "save it as a Jupyter notebook (nbformat 4), or exclude it"),))
-    broken = tuple(
-        dataclasses.replace(unreadable(path, f"it does not parse: {cell.message}",
-                                       "fix the syntax error; the notebook's other cells are checked without this one",
-                                       cell.line, cell.column, what="this cell"), cell=cell.number)
-        for cell in notebook.broken)
+    broken = tuple(dataclasses.replace(unparsed_cell(path, cell.message, cell.line, cell.column), cell=cell.number)
+                   for cell in notebook.broken)
     if not notebook.source.strip():
         return Checked(broken)
     checked = check_text(notebook.source, path, settings, index=index)

@@ -83,4 +83,12 @@ def unreadable(path: str, reason: str, fix: str, line: int = 1, column: int = 1,
     return Finding(path, line, column, rule.code, rule.format(what=what, reason=reason), rule.format_help(fix=fix))
 
 
-__all__ = ["Applicability", "Edit", "Finding", "unreadable"]
+def unparsed_cell(path: str, message: str, line: int, column: int) -> Finding:
+    """The JC000 of a notebook cell Python cannot parse (``message``: Python's, at ``line`` and ``column`` of the
+    cell): that cell is left out and the notebook's other cells are checked, on the command line and in the editor."""
+    return unreadable(path, f"it does not parse: {message}",
+                      "fix the syntax error; the notebook's other cells are checked without this one", line, column,
+                      what="this cell")
+
+
+__all__ = ["Applicability", "Edit", "Finding", "unparsed_cell", "unreadable"]

@@ -154,8 +154,10 @@ def _jit_of_first_parameter(node: ast.FunctionDef | ast.AsyncFunctionDef, params
     it and returns what that makes, or a function of its own around it (``def my_jit(fn, **kw): return
     jax.jit(fn, **kw)``): a call of it keys its cache by the function it is handed, as a call of that wrapper does,
     so it is judged as one. None for anything else."""
-    if not params or not returned:
-        return None
+    if not params or not returned or not all(
+            isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in _JIT_LAST
+            or isinstance(value, ast.Name) and value.id in nested for value in returned):
+        return None  # (most functions: no walk of the body)
     made: list[ast.Call] = []
     stack: list[ast.AST] = list(node.body)
     while stack:  # the function's own code, not the defs, lambdas or classes it makes

@@ -18,7 +18,7 @@ import dataclasses
 import json
 from collections.abc import Sequence
 
-from jitcheck.lint.findings import Finding, unreadable
+from jitcheck.lint.findings import Finding, unparsed_cell
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,8 +70,7 @@ def split(findings: Sequence[Finding], source: Joined) -> list[list[Finding]]:
     """The findings of each cell, with lines counted from the cell's first line."""
     by_cell: list[list[Finding]] = [[] for _ in range(source.cells)]
     for cell, line, column, message in source.broken:
-        by_cell[cell].append(unreadable("", f"it does not parse: {message}", "fix the syntax error; the notebook's "
-                                        "other cells are checked without this one", line, column, what="this cell"))
+        by_cell[cell].append(unparsed_cell("", message, line, column))
     starts = source.starts
     if not starts:
         return by_cell

@@ -122,7 +122,8 @@ class JitSites(StaticArguments, IdentityAux):
                 if applied is not None and spec is not None else []
             # The wrapper's options are part of its cache key: shardings made from what changes between runs
             # (`jax.jit(lambda x: x, (original,), mirrored)` per parameter group) make another program each run.
-            options = set().union(*(self.names_read(arg.value) for arg in call.args if arg.value is not fun))
+            options = set().union(*(self.names_read(arg.value) for arg in call.args if arg.value is not fun)) \
+                if found is not None else set()
             judged = self.sameness(evidence, fun, context, applied, static,
                                    read=self.names_read(fun) | options if options else None) if found is not None else None
             if found is not None and judged is not None and judged.again != evidence.again:
