@@ -1371,8 +1371,9 @@ class _Bindings(cst.CSTVisitor):
                 while isinstance(base, (cst.Subscript, cst.Attribute)):
                     base = base.value
                 if isinstance(base, cst.Name):
-                    target.visit(reader)
-                    self.reads.append((base.value, reader.names.union(*self._control) - {base.value}))
+                    keys = _Reader()  # the key's names, for this target only (not for the other targets' reads)
+                    target.visit(keys)
+                    self.reads.append((base.value, (reader.names | keys.names).union(*self._control) - {base.value}))
                 continue
             bound = _Reader()
             target.visit(bound)

@@ -809,6 +809,23 @@ def test_a_settings_table_filled_by_item_assignment_from_a_parameter_changes_wit
     assert compiles_of(same, "run(jnp.ones(6))", "loss") == 3
 
 
+def test_a_name_bound_beside_an_item_assignment_reads_only_its_own_value() -> None:
+    # `table[name] = scale = 2.0`: the key `name` changes `table`, not `scale`; the lambda reading only `scale` is the
+    # same program for every name, compiled again on each call.
+    body = """\
+        def compare(name, x):
+            table = {}
+            table[name] = scale = 2.0
+            return jax.jit(lambda v: v * scale)(x)
+
+        def run(x):
+            for name in ("a", "b", "c"):
+                compare(name, x)
+        """
+    assert shown(body) == [(4, "JC104")]
+    assert compiles_of(body, "run(jnp.ones(3))", "<lambda>") == 3  # one program, three compiles
+
+
 def test_an_argument_named_beside_star_arguments_is_read_at_each_call() -> None:
     # `step(x, *rest, scale=2.0)`: what `*rest` unpacks cannot reach `scale`, named at the call, so both calls pass
     # the same `scale` (the claim "they pass different `scale`" was made because the star stopped the reading).
