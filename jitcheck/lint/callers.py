@@ -114,8 +114,9 @@ def _stored_later(nodes: Sequence[ast.AST], outer: _Later | None = None, known: 
 
 
 def _configured(body: Sequence[ast.stmt]) -> frozenset[str]:
-    """The objects a loop's body sets an attribute of, as its own statement (``self.data_id = i``, ``cfg.lr = lr``):
-    each pass configures them anew, so what is read from them (a property, another attribute) may change with it."""
+    """The objects a loop's body sets an attribute or an item of, as its own statement (``self.data_id = i``,
+    ``cfg.lr = lr``, ``kwargs["width"] = w``): each pass configures them anew, so what is read from them (a property,
+    another attribute, the keywords ``f(**kwargs)`` passes) may change with it."""
     found: set[str] = set()
     for statement in body:
         for node in walk(statement):
@@ -123,6 +124,9 @@ def _configured(body: Sequence[ast.stmt]) -> frozenset[str]:
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
                         found.add(target.value.id)
+                    elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and node.value is not None \
+                            and _names_read(node.value) | _names_read(target.slice):
+                        found.add(target.value.id)  # (an item set to a constant on each pass is the same each pass)
     return frozenset(found)
 
 

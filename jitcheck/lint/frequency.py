@@ -47,6 +47,13 @@ class Frequency(Resolver):
         span = self.spans.get(id(node))
         return span[0] if span is not None else 0
 
+    def lines_of(self, node: cst.CSTNode) -> tuple[int, int]:
+        """The first and last lines of ``node`` (``(0, 0)`` when unknown), from the ranges :meth:`line_of` reads."""
+        if not self.line_of(node):
+            return 0, 0
+        span = self.spans.get(id(node)) if self.spans is not None else None
+        return (span[0], span[2]) if span is not None else (0, 0)
+
     def is_library_module(self) -> bool:
         """A module of the library itself (not a test, an example, a script or a benchmark)."""
         cached = getattr(self, "_library", None)

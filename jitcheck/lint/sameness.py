@@ -68,7 +68,7 @@ class Sameness(Repetition):
         compiles each of them again."""
         judged = self.sameness_here(evidence, fun, context, arguments, static, read, depth)
         if (judged is None or judged.confidence == "low") and context.in_loop and context.loop is not None \
-                and not self.observes_compiles(context.function):
+                and not self.observes_compiles(context.function, fun, context.loop):
             # Whether or not each item is one program, a loop around that runs them all again compiles each again.
             return self.outer_repeats(evidence, fun, context.loop, context, arguments, read) or judged
         return judged
@@ -127,7 +127,7 @@ class Sameness(Repetition):
         ``read`` stands for what ``fun`` reads when ``context`` is a caller's, judged through one call site
         (:meth:`through_one_site`, ``depth`` callers up): the names that call's arguments read.
         """
-        if self.observes_compiles(context.function):
+        if self.observes_compiles(context.function, fun, context.loop):
             return None
         if read is None:
             read = self.names_read(fun)
@@ -276,9 +276,10 @@ class Sameness(Repetition):
         text at each site), read a parameter of that function, or a name it derives from one, that the function's own
         calls in the run pass differently (other texts, or star arguments) from code that runs once each (tests,
         notebook cells, a script's top level): the same text at ``sites`` is then not the same value on each run,
-        as two tests on other inputs are not a loop over one program. A function with no call in the run (a
-        callback, a public function), or one called from code that runs again, is not counted: what it is handed
-        is not known to vary."""
+        as two tests on other inputs are not a loop over one program. So is a function called in a loop that hands it,
+        for one of them, what changes on each iteration (``run(**kwargs)`` after ``kwargs["backend"] = name``). A
+        function with no call in the run (a callback, a public function), or one called from other code that runs
+        again, is not counted: what it is handed is not known to vary."""
         found: list[str] = []
         for index, site in enumerate(sites):
             caller = site.context.function
@@ -296,11 +297,26 @@ class Sameness(Repetition):
             # (a name a call leaves out is its default, the same at each; a star argument may hand in anything)
             starred = any(arg.star for call in calls for arg in call.node.args)
             texts = [[self.argument_text(call, caller, site.context, name) for call in calls] for name in handed]
-            if calls and once and (starred or any(len(set(each)) > 1 for each in texts)):
+            varied = any(self.varies_in_loop(call, caller, site.context, handed) for call in calls)
+            if calls and (varied or once and (starred or any(len(set(each)) > 1 for each in texts))):
                 name = site.context.function_name or caller.name.value
                 if name not in found:
                     found.append(name)
         return found
+
+    def varies_in_loop(self, call: CallSite, function: cst.FunctionDef, context: Context, names: list[str]) -> bool:
+        """Whether ``call``, in a loop, hands ``function`` something that changes on each iteration (:meth:`loop_names`)
+        for one of the parameters ``names``: its argument there, or a star argument that may pass it."""
+        loop = call.context.loop
+        if not call.context.in_loop or loop is None:
+            return False
+        read: set[str] = set()
+        for name in names:
+            text = self.argument_text(call, function, context, name)
+            read |= _words(text or "")
+            if text is None:
+                read |= set().union(*(_words(self.module.code_for_node(arg.value)) for arg in call.node.args if arg.star))
+        return bool(read & self.loop_names(loop, call.context))
 
     def through_one_site(self, fun: cst.CSTNode, function: cst.FunctionDef, context: Context, sites: list[CallSite],
                          sources: list[str], read: set[str], depth: int) -> Evidence | None:
@@ -911,26 +927,68 @@ class Sameness(Repetition):
             read |= {name for test in tests for name in self.names_read(test)}
         return read
 
-    def observes_compiles(self, function: object) -> bool:
+    def observes_compiles(self, function: object, at: cst.CSTNode | None = None,
+                          loop: cst.CSTNode | None = None) -> bool:
         """True when ``function`` times its compiles or counts its traces on purpose (``assert_max_traces``,
         ``_cache_size``, an explicit ``.lower(...).compile()``, and outside a library's own modules a clock,
-        ``time.time()``/``perf_counter``): a test or a benchmark of compiling, where compiling again is the point."""
+        ``time.time()``/``perf_counter``): a test or a benchmark of compiling, where compiling again is the point.
+        With ``at`` (the site judged, in ``function``), a clock counts only where it may time that site's compiles
+        (:meth:`times_site`): an evaluation loop that reads the clock to give up after a timeout, or to time other
+        work, before it rebuilds a wrapper, does not."""
         if not isinstance(function, cst.FunctionDef):
             return False
-        cached: dict[int, bool] = self.__dict__.setdefault("_observing", {})
+        cached: dict[int, _Observer] = self.__dict__.setdefault("_observing", {})
         if "_may_observe" not in self.__dict__:
             self.__dict__["_may_observe"] = _may_observe(self._source())
         if not self.__dict__["_may_observe"]:
             return False
-        if id(function) not in cached:
-            finder = _Observer()
+        finder = cached.get(id(function))
+        if finder is None:
+            finder = cached[id(function)] = _Observer()
             function.visit(finder)
-            # A library's own function that reads a clock once around its work (`fit` reporting its `compile_time`)
-            # times itself for its user, who calls it for its result: compiling again is not its point, as it is in
-            # a test or a benchmark, or where each pass of a loop is timed, or the function is named for measuring.
-            cached[id(function)] = finder.found or finder.clock_in_loop or (finder.clock and (
-                not self.is_library_module() or _MEASURING.search(function.name.value) is not None))
-        return cached[id(function)]
+        if finder.found:
+            return True
+        if at is not None and finder.clock and not self.times_site(function, finder.measuring(), at, loop):
+            return False
+        # A library's own function that reads a clock once around its work (`fit` reporting its `compile_time`)
+        # times itself for its user, who calls it for its result: compiling again is not its point, as it is in
+        # a test or a benchmark, or where each pass of a loop is timed, or the function is named for measuring.
+        return finder.clock_in_loop or (finder.clock and (
+            not self.is_library_module() or _MEASURING.search(function.name.value) is not None))
+
+    def times_site(self, function: cst.FunctionDef, clocks: Sequence[_Clock], at: cst.CSTNode,
+                   loop: cst.CSTNode | None) -> bool:
+        """Whether the clock reads ``clocks`` of ``function`` (those that measure: :class:`_Clock`) may time the jit
+        site ``at``: a read in a loop around the site times each of its passes; a read in another loop times what
+        that loop runs, which may be the site's product (the ``def`` decorated there, the name its statement binds);
+        reads outside loops time what lies between the first and the last. Unknown positions: True."""
+        first, last = self.lines_of(function)
+        line = self.line_of(at)
+        if not line or not first <= line <= last:
+            return True
+        uses: list[int] | None = None
+        straight: list[int] = []
+        for clock in clocks:
+            if clock.loop is None:
+                straight.append(self.line_of(clock.node))
+                continue
+            start, end = self.lines_of(clock.loop)
+            if start <= line <= end:
+                return True  # each pass of a loop around the site is timed
+            if uses is None:
+                products = _ProductNames(at)
+                function.visit(products)
+                uses = [self.line_of(use) for use in products.uses]
+            if any(start <= use <= end for use in uses):
+                return True  # a loop that times the site's product
+        if not straight:
+            return False
+        low, high = min(straight), max(straight)
+        if uses is None:
+            products = _ProductNames(at)
+            function.visit(products)
+            uses = [self.line_of(use) for use in products.uses]
+        return any(low <= each <= high for each in (line, *uses))
 
     def argument_text(self, site: CallSite, function: cst.FunctionDef, context: Context, name: str) -> str | None:
         """The source of the argument ``site`` passes for parameter ``name`` (None when not passed or unknown)."""
@@ -1028,45 +1086,104 @@ def _may_observe(source: str) -> bool:
     return any(word in lowered for word in _OBSERVER_WORDS)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Clock:
+    """A read of the clock: where (``node``), the innermost loop around it (None: none), and whether it only checks a
+    deadline (``time.time() - start > timeout``, or a name read only there), which measures nothing."""
+
+    node: cst.CSTNode
+    loop: cst.CSTNode | None
+    deadline: bool
+
+
 class _Observer(cst.CSTVisitor):
     """Finds a deliberate observation of tracing or compiling under a node (see ``observes_compiles``)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.found = False
-        self.clock = False
-        """A clock is read (``perf_counter``, ``time.time()``): deliberate in a test or benchmark only."""
-        self.clock_in_loop = False
-        """A clock is read in a loop: each pass is timed, as a benchmark does."""
-        self.loops = 0
+        self.reads: list[tuple[cst.CSTNode, cst.CSTNode | None, bool, tuple[str, ...]]] = []
+        """Each clock read: its node, its innermost loop, whether it is in a comparison, the names it is bound to."""
+        self.compared: dict[str, bool] = {}
+        """For each name read: whether every read of it is in a comparison."""
+        self.loop_stack: list[cst.CSTNode] = []
+        self.comparisons = 0
+        self.binding: tuple[cst.BaseExpression, tuple[str, ...]] | None = None
+        self.targets = 0
+        self.attribute_name: cst.Name | None = None
+
+    def measuring(self) -> list[_Clock]:
+        """The clock reads that measure time (not :attr:`_Clock.deadline` checks)."""
+        return [clock for clock in self.clocks if not clock.deadline]
+
+    @property
+    def clocks(self) -> list[_Clock]:
+        """Every clock read, in order."""
+        return [_Clock(node, loop, compared or bool(bound) and all(self.compared.get(name, False) for name in bound))
+                for node, loop, compared, bound in self.reads]
+
+    @property
+    def clock(self) -> bool:
+        """A clock is read to measure (``perf_counter``, ``time.time()``): deliberate in a test or benchmark only."""
+        return bool(self.measuring())
+
+    @property
+    def clock_in_loop(self) -> bool:
+        """A clock is read in a loop to measure: each pass is timed, as a benchmark does."""
+        return any(clock.loop is not None for clock in self.measuring())
 
     def visit_For(self, node: cst.For) -> None:
-        self.loops += 1
+        self.loop_stack.append(node)
 
     def leave_For(self, original_node: cst.For) -> None:
-        self.loops -= 1
+        self.loop_stack.pop()
 
     def visit_While(self, node: cst.While) -> None:
-        self.loops += 1
+        self.loop_stack.append(node)
 
     def leave_While(self, original_node: cst.While) -> None:
-        self.loops -= 1
+        self.loop_stack.pop()
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self.comparisons += 1
+
+    def leave_Comparison(self, original_node: cst.Comparison) -> None:
+        self.comparisons -= 1
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        bound = tuple(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+        self.binding = (node.value, bound)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        self.binding = None
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.targets += 1
+
+    def leave_AssignTarget(self, original_node: cst.AssignTarget) -> None:
+        self.targets -= 1
 
     def visit_Name(self, node: cst.Name) -> None:
-        self._saw(node.value)
+        if node is self.attribute_name:
+            return  # the `perf_counter` of `time.perf_counter`, seen with its attribute
+        if not self.targets:
+            self.compared[node.value] = self.compared.get(node.value, True) and self.comparisons > 0
+        self._saw(node.value, node)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         name = node.attr.value
         if name in ("time", "default_timer") and isinstance(node.value, cst.Name) and node.value.value in ("time", "timeit"):
-            self._saw("perf_counter")  # `time.time()`, `timeit.default_timer()`: a clock, not a benchmark of `timeit`'s
+            self._saw("perf_counter", node)  # `time.time()`, `timeit.default_timer()`: a clock, not a benchmark of `timeit`'s
             return False
-        self._saw(name)
+        self._saw(name, node)
+        self.attribute_name = node.attr
         return True
 
-    def _saw(self, name: str) -> None:
+    def _saw(self, name: str, node: cst.CSTNode) -> None:
         if name in _CLOCKS:
-            self.clock = True
-            self.clock_in_loop = self.clock_in_loop or self.loops > 0
+            value = self.binding[0] if self.binding is not None else None
+            bound = self.binding[1] if self.binding is not None and isinstance(value, cst.Call) and value.func is node else ()
+            self.reads.append((node, self.loop_stack[-1] if self.loop_stack else None, self.comparisons > 0, bound))
         elif name in _OBSERVING:
             self.found = True
 
@@ -1078,6 +1195,44 @@ class _Observer(cst.CSTVisitor):
         spelled = get_full_name_for_node(func) or ""
         if "time" in spelled.rsplit(".", 1)[-1].lower().split("_") and spelled.rsplit(".", 1)[-1] != "time":
             self.found = True  # `_time_call(f, ...)`, `time_it(...)`: a helper that times what it is handed
+
+
+class _ProductNames(cst.CSTVisitor):
+    """The uses, under the node visited, of the names a jit site's product is bound to: the ``def`` decorated at the
+    site, or the names its statement assigns (``fn = jax.jit(...)``)."""
+
+    def __init__(self, site: cst.CSTNode) -> None:
+        super().__init__()
+        self.site = site
+        self.names: set[str] = {site.name.value} if isinstance(site, cst.FunctionDef) else set()
+        self.uses: list[cst.Name] = []
+        self._inside = 0
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        finder = _Contains(self.site)
+        node.value.visit(finder)
+        if finder.found:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.names.add(target.target.value)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.names:
+            self.uses.append(node)
+
+
+class _Contains(cst.CSTVisitor):
+    """Whether ``node`` is under the node visited."""
+
+    def __init__(self, node: cst.CSTNode) -> None:
+        super().__init__()
+        self.node = node
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.node:
+            self.found = True
+        return not self.found
 
 
 def _reads_configured(fun: cst.CSTNode, attributes: set[str], self_name: str | None) -> bool:

@@ -236,6 +236,58 @@ def test_tests_that_count_traces_or_time_compiles_do_it_on_purpose() -> None:
     assert shown(body.replace("time.perf_counter()", "x.sum()")) == [(10, "JC104")]
 
 
+def test_a_clock_read_only_to_wait_for_a_timeout_does_not_time_the_site() -> None:
+    # An evaluation loop that polls for checkpoints reads the clock to give up after a timeout, and times other
+    # work before the jit site; nothing times the lambda's compiles, so its rebuild on every pass is found. Read as
+    # "a clock in a loop: a benchmark", the whole loop was taken for one that compiles again on purpose.
+    body = """\
+        import time
+
+        def evaluate(x, timeout):
+            started = time.time()
+            for _ in range(3):
+                if time.time() - started > timeout:
+                    raise RuntimeError("no checkpoint")
+                started = time.time()
+                x = jax.jit(lambda v: v * 2)(x)
+            return x
+        """
+    assert shown(body) == [(9, "JC104")]
+    assert compiles_of(body, "evaluate(jnp.ones(2), 60.0)", "<lambda>") == 3  # one program, three compiles
+    # Timed around the site, each pass measures the compile: a benchmark, on purpose.
+    timed = body.replace("(x)\n            return x", "(x)\n                print(time.time() - started)\n            return x")
+    assert shown(timed) == []
+
+
+def test_a_caller_looping_over_what_it_hands_on_builds_other_programs() -> None:
+    # `run(**kwargs)` in a sweep, after `kwargs["width"] = width`: `run` passes its parameter on to the factory of the
+    # jitted closure, the same text at that one call, but another value on each pass of the sweep. Read as "every
+    # call site passes the same arguments", the sweep was reported as one program rebuilt.
+    body = """\
+        def make_step(width):
+            @jax.jit
+            def step(x):
+                return jnp.tile(x, width)
+            return step
+
+        def run(x, width):
+            step = make_step(width)
+            return step(x)
+
+        def sweep(x):
+            kwargs = {"x": x}
+            for width in (1, 2, 3):
+                kwargs["width"] = width
+                run(**kwargs)
+        """
+    assert shown(body) == []
+    assert compiles_of(body, "sweep(jnp.ones(2))", "step") == 3  # three widths, three programs
+    # The same width on every pass: one program, compiled on each pass, and found.
+    same = body.replace('kwargs["width"] = width', 'kwargs["width"] = 2')
+    assert shown(same) == [(2, "JC105")]
+    assert compiles_of(same, "sweep(jnp.ones(2))", "step") == 3
+
+
 @pytest.mark.parametrize("name", sorted({*sameness._OBSERVING, *sameness._CLOCKS, "time", "default_timer"}))
 def test_each_name_that_observes_compiles_is_read_where_the_module_spells_no_other(name: str) -> None:
     # The observer's walk is skipped for a module that spells none of its words: each name it reacts to is one.
