@@ -140,6 +140,16 @@ class Sameness(Repetition):
                 return None  # called on a differently-built argument each pass: a different program each time
             if arguments is not None and self.sized_by(arguments, loop, changing):
                 return None  # called on an array whose size the loop changes: another shape, another program
+            if arguments is None and fun is not None:
+                # `fn = jax.jit(lambda m, r: ...)`, then `fn(model_for(kind), r)`: what it is called on is part of
+                # the program as it is where the wrapper is called at once.
+                calls = self.product_calls(fun, loop)
+                if kind == "objects" and calls:
+                    items = self.from_items(loop)
+                    if all(any(self.names_read(arg.value) & items for arg in call.args) for call in calls):
+                        return None  # every call of it is on what the loop's items build: another program each pass
+                if any(self.sized_by(call, loop, changing) for call in calls):
+                    return None
             if any(self.names_read(a) & changing for a in static):
                 # A static argument that changes on each pass is a new cache key on each pass, whatever is hoisted.
                 return None
@@ -347,6 +357,35 @@ class Sameness(Repetition):
             reason = Reason("called-from", f"`{name}` is called at line {line}, from `{caller.function_name}`", line)
             return dataclasses.replace(judged, again=(reason, *judged.again))
         return None
+
+    def from_items(self, loop: cst.CSTNode) -> set[str]:
+        """The names ``loop`` (a ``for``) binds to its items, and those its body assigns from them, directly or
+        through other such names (``for kind in kinds: m = model_for(kind)``: ``kind`` and ``m``); not what it
+        carries from pass to pass (``key, rng = split(key)``)."""
+        if not isinstance(loop, cst.For):
+            return set()
+        reader = _Reader()
+        loop.target.visit(reader)
+        found = set(reader.names)
+        bindings = _Bindings()
+        loop.body.visit(bindings)
+        grown = True
+        while grown:
+            grown = False
+            for name, read in bindings.reads:
+                if name not in found and read & found:
+                    found.add(name)
+                    grown = True
+        return found
+
+    def product_calls(self, fun: cst.CSTNode, loop: cst.CSTNode) -> list[cst.Call]:
+        """The calls in ``loop`` of the names the wrapper built around ``fun`` is bound to there (``fn =
+        jax.jit(fun)``; a ``def`` decorated with the jit)."""
+        products = _ProductNames(fun)
+        loop.visit(products)
+        found = _CallsOf({id(use) for use in products.uses})
+        loop.visit(found)
+        return found.calls
 
     def sized_by(self, arguments: cst.Call, loop: cst.CSTNode, changing: set[str]) -> bool:
         """True when an argument of ``arguments`` (the call of a wrapper built in ``loop``) is, or is built in the
@@ -950,11 +989,11 @@ class Sameness(Repetition):
             return True
         if at is not None and finder.clock and not self.times_site(function, finder.measuring(), at, loop):
             return False
-        # A library's own function that reads a clock once around its work (`fit` reporting its `compile_time`)
-        # times itself for its user, who calls it for its result: compiling again is not its point, as it is in
-        # a test or a benchmark, or where each pass of a loop is timed, or the function is named for measuring.
-        return finder.clock_in_loop or (finder.clock and (
-            not self.is_library_module() or _MEASURING.search(function.name.value) is not None))
+        # A library's own function that reads a clock around its work (`fit` reporting its `compile_time`, a
+        # solver logging the wall time of each pass) times itself for its user, who calls it for its result:
+        # compiling again is not its point, as it is in a test, a script or a benchmark, or where the function is
+        # named for measuring.
+        return finder.clock and (not self.is_library_module() or _MEASURING.search(function.name.value) is not None)
 
     def times_site(self, function: cst.FunctionDef, clocks: Sequence[_Clock], at: cst.CSTNode,
                    loop: cst.CSTNode | None) -> bool:
@@ -1127,11 +1166,6 @@ class _Observer(cst.CSTVisitor):
         """A clock is read to measure (``perf_counter``, ``time.time()``): deliberate in a test or benchmark only."""
         return bool(self.measuring())
 
-    @property
-    def clock_in_loop(self) -> bool:
-        """A clock is read in a loop to measure: each pass is timed, as a benchmark does."""
-        return any(clock.loop is not None for clock in self.measuring())
-
     def visit_For(self, node: cst.For) -> None:
         self.loop_stack.append(node)
 
@@ -1219,6 +1253,19 @@ class _ProductNames(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.names:
             self.uses.append(node)
+
+
+class _CallsOf(cst.CSTVisitor):
+    """The calls, under the node visited, whose callee is one of the name nodes ``uses`` (by ``id``)."""
+
+    def __init__(self, uses: set[int]) -> None:
+        super().__init__()
+        self.uses = uses
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node.func) in self.uses:
+            self.calls.append(node)
 
 
 class _Contains(cst.CSTVisitor):
