@@ -68,7 +68,7 @@ class Sameness(Repetition):
         compiles each of them again."""
         judged = self.sameness_here(evidence, fun, context, arguments, static, read, depth)
         if (judged is None or judged.confidence == "low") and context.in_loop and context.loop is not None \
-                and not self.observes_compiles(context.function, fun, context.loop):
+                and not self.observes_compiles(context.function, fun):
             # Whether or not each item is one program, a loop around that runs them all again compiles each again.
             return self.outer_repeats(evidence, fun, context.loop, context, arguments, read) or judged
         return judged
@@ -127,7 +127,7 @@ class Sameness(Repetition):
         ``read`` stands for what ``fun`` reads when ``context`` is a caller's, judged through one call site
         (:meth:`through_one_site`, ``depth`` callers up): the names that call's arguments read.
         """
-        if self.observes_compiles(context.function, fun, context.loop):
+        if self.observes_compiles(context.function, fun):
             return None
         if read is None:
             read = self.names_read(fun)
@@ -140,7 +140,7 @@ class Sameness(Repetition):
                 return None  # called on a differently-built argument each pass: a different program each time
             if arguments is not None and self.sized_by(arguments, loop, changing):
                 return None  # called on an array whose size the loop changes: another shape, another program
-            if arguments is None and fun is not None:
+            if arguments is None:
                 # `fn = jax.jit(lambda m, r: ...)`, then `fn(model_for(kind), r)`: what it is called on is part of
                 # the program as it is where the wrapper is called at once.
                 calls = self.product_calls(fun, loop)
@@ -966,8 +966,7 @@ class Sameness(Repetition):
             read |= {name for test in tests for name in self.names_read(test)}
         return read
 
-    def observes_compiles(self, function: object, at: cst.CSTNode | None = None,
-                          loop: cst.CSTNode | None = None) -> bool:
+    def observes_compiles(self, function: object, at: cst.CSTNode | None = None) -> bool:
         """True when ``function`` times its compiles or counts its traces on purpose (``assert_max_traces``,
         ``_cache_size``, an explicit ``.lower(...).compile()``, and outside a library's own modules a clock,
         ``time.time()``/``perf_counter``): a test or a benchmark of compiling, where compiling again is the point.
@@ -987,7 +986,7 @@ class Sameness(Repetition):
             function.visit(finder)
         if finder.found:
             return True
-        if at is not None and finder.clock and not self.times_site(function, finder.measuring(), at, loop):
+        if at is not None and finder.clock and not self.times_site(function, finder.measuring(), at):
             return False
         # A library's own function that reads a clock around its work (`fit` reporting its `compile_time`, a
         # solver logging the wall time of each pass) times itself for its user, who calls it for its result:
@@ -995,8 +994,7 @@ class Sameness(Repetition):
         # named for measuring.
         return finder.clock and (not self.is_library_module() or _MEASURING.search(function.name.value) is not None)
 
-    def times_site(self, function: cst.FunctionDef, clocks: Sequence[_Clock], at: cst.CSTNode,
-                   loop: cst.CSTNode | None) -> bool:
+    def times_site(self, function: cst.FunctionDef, clocks: Sequence[_Clock], at: cst.CSTNode) -> bool:
         """Whether the clock reads ``clocks`` of ``function`` (those that measure: :class:`_Clock`) may time the jit
         site ``at``: a read in a loop around the site times each of its passes; a read in another loop times what
         that loop runs, which may be the site's product (the ``def`` decorated there, the name its statement binds);
@@ -1005,29 +1003,18 @@ class Sameness(Repetition):
         line = self.line_of(at)
         if not line or not first <= line <= last:
             return True
-        uses: list[int] | None = None
+        products = _ProductNames(at)
+        function.visit(products)
+        places = [line, *(self.line_of(use) for use in products.uses)]  # the site, and where its product is used
         straight: list[int] = []
         for clock in clocks:
             if clock.loop is None:
                 straight.append(self.line_of(clock.node))
                 continue
             start, end = self.lines_of(clock.loop)
-            if start <= line <= end:
-                return True  # each pass of a loop around the site is timed
-            if uses is None:
-                products = _ProductNames(at)
-                function.visit(products)
-                uses = [self.line_of(use) for use in products.uses]
-            if any(start <= use <= end for use in uses):
-                return True  # a loop that times the site's product
-        if not straight:
-            return False
-        low, high = min(straight), max(straight)
-        if uses is None:
-            products = _ProductNames(at)
-            function.visit(products)
-            uses = [self.line_of(use) for use in products.uses]
-        return any(low <= each <= high for each in (line, *uses))
+            if any(start <= place <= end for place in places):
+                return True  # each pass of a loop around the site, or around a use of its product, is timed
+        return bool(straight) and any(min(straight) <= place <= max(straight) for place in places)
 
     def argument_text(self, site: CallSite, function: cst.FunctionDef, context: Context, name: str) -> str | None:
         """The source of the argument ``site`` passes for parameter ``name`` (None when not passed or unknown)."""
