@@ -320,12 +320,10 @@ class Sameness(Repetition):
         loop = call.context.loop
         if not call.context.in_loop or loop is None:
             return False
-        read: set[str] = set()
-        for name in names:
-            text = self.argument_text(call, function, context, name)
-            read |= _words(text or "")
-            if text is None:
-                read |= set().union(*(_words(self.module.code_for_node(arg.value)) for arg in call.node.args if arg.star))
+        texts = [self.argument_text(call, function, context, name) for name in names]
+        read = set().union(*(_words(text) for text in texts if text is not None))
+        if None in texts:  # not passed by name or position: a star argument may pass it
+            read |= set().union(*(_words(self.module.code_for_node(arg.value)) for arg in call.node.args if arg.star))
         return bool(read & self.loop_names(loop, call.context))
 
     def through_one_site(self, fun: cst.CSTNode, function: cst.FunctionDef, context: Context, sites: list[CallSite],
@@ -366,17 +364,9 @@ class Sameness(Repetition):
             return set()
         reader = _Reader()
         loop.target.visit(reader)
-        found = set(reader.names)
         bindings = _Bindings()
         loop.body.visit(bindings)
-        grown = True
-        while grown:
-            grown = False
-            for name, read in bindings.reads:
-                if name not in found and read & found:
-                    found.add(name)
-                    grown = True
-        return found
+        return _grow(set(reader.names), bindings.reads)
 
     def product_calls(self, fun: cst.CSTNode, loop: cst.CSTNode) -> list[cst.Call]:
         """The calls in ``loop`` of the names the wrapper built around ``fun`` is bound to there (``fn =
@@ -735,14 +725,7 @@ class Sameness(Repetition):
             # A `def` in the body closing over what changes is a different closure each iteration.
             bindings = _Bindings()
             body.visit(bindings)
-            closures = [(d.name.value, self.names_read(d)) for d in bindings.defs]
-            grown = True
-            while grown:
-                grown = False
-                for name, read in closures:
-                    if name not in changing and read & changing:
-                        changing.add(name)
-                        grown = True
+            _grow(changing, [(d.name.value, self.names_read(d)) for d in bindings.defs])
         return changing
 
     def loop_iterable(self, loop: cst.CSTNode) -> cst.BaseExpression | None:
@@ -986,13 +969,22 @@ class Sameness(Repetition):
             function.visit(finder)
         if finder.found:
             return True
-        if at is not None and finder.clock and not self.times_site(function, finder.measuring(), at):
+        clocks = finder.measuring()
+        if not clocks:
             return False
         # A library's own function that reads a clock around its work (`fit` reporting its `compile_time`, a
         # solver logging the wall time of each pass) times itself for its user, who calls it for its result:
         # compiling again is not its point, as it is in a test, a script or a benchmark, or where the function is
         # named for measuring.
-        return finder.clock and (not self.is_library_module() or _MEASURING.search(function.name.value) is not None)
+        if self.is_library_module() and _MEASURING.search(function.name.value) is None:
+            return False
+        if at is None:
+            return True
+        timed: dict[tuple[int, int], bool] = self.__dict__.setdefault("_timed", {})  # asked again by `sameness`
+        key = (id(function), id(at))
+        if key not in timed:
+            timed[key] = self.times_site(function, clocks, at)
+        return timed[key]
 
     def times_site(self, function: cst.FunctionDef, clocks: Sequence[_Clock], at: cst.CSTNode) -> bool:
         """Whether the clock reads ``clocks`` of ``function`` (those that measure: :class:`_Clock`) may time the jit
@@ -1114,12 +1106,10 @@ def _may_observe(source: str) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class _Clock:
-    """A read of the clock: where (``node``), the innermost loop around it (None: none), and whether it only checks a
-    deadline (``time.time() - start > timeout``, or a name read only there), which measures nothing."""
+    """A read of the clock that measures: where (``node``), and the innermost loop around it (None: none)."""
 
     node: cst.CSTNode
     loop: cst.CSTNode | None
-    deadline: bool
 
 
 class _Observer(cst.CSTVisitor):
@@ -1139,19 +1129,10 @@ class _Observer(cst.CSTVisitor):
         self.attribute_name: cst.Name | None = None
 
     def measuring(self) -> list[_Clock]:
-        """The clock reads that measure time (not :attr:`_Clock.deadline` checks)."""
-        return [clock for clock in self.clocks if not clock.deadline]
-
-    @property
-    def clocks(self) -> list[_Clock]:
-        """Every clock read, in order."""
-        return [_Clock(node, loop, compared or bool(bound) and all(self.compared.get(name, False) for name in bound))
-                for node, loop, compared, bound in self.reads]
-
-    @property
-    def clock(self) -> bool:
-        """A clock is read to measure (``perf_counter``, ``time.time()``): deliberate in a test or benchmark only."""
-        return bool(self.measuring())
+        """The clock reads (``perf_counter``, ``time.time()``), in order, that measure time: not those that only check
+        a deadline (``time.time() - start > timeout``: in a comparison, or bound to names read only in comparisons)."""
+        return [_Clock(node, loop) for node, loop, compared, bound in self.reads
+                if not (compared or bound and all(self.compared.get(name, False) for name in bound))]
 
     def visit_For(self, node: cst.For) -> None:
         self.loop_stack.append(node)
@@ -1227,7 +1208,6 @@ class _ProductNames(cst.CSTVisitor):
         self.site = site
         self.names: set[str] = {site.name.value} if isinstance(site, cst.FunctionDef) else set()
         self.uses: list[cst.Name] = []
-        self._inside = 0
 
     def visit_Assign(self, node: cst.Assign) -> None:
         finder = _Contains(self.site)
@@ -1267,6 +1247,19 @@ class _Contains(cst.CSTVisitor):
         if node is self.node:
             self.found = True
         return not self.found
+
+
+def _grow(found: set[str], reads: Sequence[tuple[str, set[str]]]) -> set[str]:
+    """``found`` grown, in place, by every name of ``reads`` (each a name and the names its value reads) whose value
+    reads a name already in it, directly or through others, until none is added; returned."""
+    grown = True
+    while grown:
+        grown = False
+        for name, read in reads:
+            if name not in found and read & found:
+                found.add(name)
+                grown = True
+    return found
 
 
 def _reads_configured(fun: cst.CSTNode, attributes: set[str], self_name: str | None) -> bool:
