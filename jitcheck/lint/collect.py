@@ -164,6 +164,9 @@ class Collector(cst.CSTVisitor):
         self.handed_to: dict[cst.Arg, cst.Call] = {}
         """For an argument that is itself a call (``make_jaxpr(jax.jit(f))``) or a lambda (``jax.grad(lambda r: ...)``):
         the call it is handed to."""
+        self.stand_ins: dict[int, cst.Call] = {}
+        """For each call made up to stand for a thread's run (:meth:`_thread_start`), by its ``id``: the
+        ``Thread(...)`` call that starts it, whose place it has."""
         self.handlers: list[tuple[cst.BaseExpression, cst.Call]] = []
         """What is handed to a call registering event handlers (``window.reg_key_handler(self.on_key)``), with that call."""
         self.applied_parent: dict[cst.Call, cst.CSTNode | None] = {}
@@ -468,6 +471,8 @@ class Collector(cst.CSTVisitor):
         callee = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
         if callee and names.registers_handler(callee):
             self.handlers.extend((arg.value, node) for arg in node.args)
+        if callee == "Thread":
+            self._thread_start(node)
         if not (isinstance(func, cst.Attribute) and func.attr.value in _STORING) and not (
                 isinstance(func, cst.Name) and func.value in _STORING):
             for arg in node.args:
@@ -499,6 +504,37 @@ class Collector(cst.CSTVisitor):
                 ):
                     self.self_calls.setdefault((site.context.method_of, func.attr.value), []).append(site)
         return True
+
+    def _thread_start(self, node: cst.Call) -> None:
+        """``Thread(target=f, args=(a, b))`` runs ``f(a, b)`` in the thread it makes, in this process and with its
+        jit caches: a call of ``f`` where the thread is made (once per iteration of a loop starting one thread
+        per actor). It is recorded as a call made up of the target and the thread's arguments, standing in the
+        ``Thread(...)`` call's place."""
+        given = {arg.keyword.value: arg.value for arg in node.args if arg.keyword is not None}
+        target, args, kwargs = given.get("target"), given.get("args"), given.get("kwargs")
+        if not isinstance(target, (cst.Name, cst.Attribute)):
+            return
+        handed: list[cst.Arg] = []
+        if isinstance(args, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in args.elements):
+            handed += [cst.Arg(value=element.value) for element in args.elements]
+        elif args is not None:
+            handed.append(cst.Arg(value=args, star="*"))
+        named: list[cst.Arg] = []
+        for element in kwargs.elements if isinstance(kwargs, cst.Dict) else ():
+            key = element.key if isinstance(element, cst.DictElement) else None
+            if not isinstance(key, cst.SimpleString) or not str(key.evaluated_value).isidentifier():
+                break
+            named.append(cst.Arg(value=element.value, keyword=cst.Name(str(key.evaluated_value))))
+        else:
+            kwargs = None if isinstance(kwargs, cst.Dict) else kwargs
+            handed += named
+        if kwargs is not None:
+            handed.append(cst.Arg(value=kwargs, star="**"))
+        stand_in = cst.Call(func=target, args=handed)
+        self.stand_ins[id(stand_in)] = node
+        self.call_order[stand_in] = self.call_order[node]
+        spelled = get_full_name_for_node(target) or ""
+        self.call_of_func[target] = CallSite(stand_in, self.context(), self._holder(), spelled, tuple(self.frames[-1].arms))
 
     def _holder(self) -> cst.CSTNode | None:
         """What holds the call visited now, looking through conditional expressions: in

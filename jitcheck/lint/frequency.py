@@ -44,14 +44,14 @@ class Frequency(Resolver):
             if self._metadata is None:
                 return 0
             self.spans = ranges_of(self._metadata.module)
-        span = self.spans.get(id(node))
+        span = self.spans.get(id(self.c.stand_ins.get(id(node), node)))  # a thread's run: where the thread is made
         return span[0] if span is not None else 0
 
     def lines_of(self, node: cst.CSTNode) -> tuple[int, int]:
         """The first and last lines of ``node`` (``(0, 0)`` when unknown), from the ranges :meth:`line_of` reads."""
         if not self.line_of(node):
             return 0, 0
-        span = self.spans.get(id(node)) if self.spans is not None else None
+        span = self.spans.get(id(self.c.stand_ins.get(id(node), node))) if self.spans is not None else None
         return (span[0], span[2]) if span is not None else (0, 0)
 
     def is_library_module(self) -> bool:

@@ -1,0 +1,73 @@
+"""A function a thread runs (``threading.Thread(target=f, args=...)``) is called where the thread is made: once per
+iteration of a loop that starts one thread per actor, in this process and with its jit caches. A jit built in
+that function is built again in every thread, and compiles the same computation again unless the threads hand it
+what makes another program."""
+
+from __future__ import annotations
+
+from .support import compiles_of, shown
+
+_ACTORS = """\
+    import threading
+
+    def rollout(params, steps, results, slot):
+        @jax.jit
+        def act(params, obs):
+            return jnp.tanh(params * obs)
+
+        obs = jnp.ones(3)
+        for _ in range(steps):
+            obs = act(params, obs)
+        results[slot] = obs
+
+    def run_actors(count):
+        results = {}
+        threads = []
+        for slot in range(count):
+            thread = threading.Thread(target=rollout, args=(jnp.ones(3), 4, results, slot))
+            thread.start()
+            threads.append(thread)
+        for thread in threads:
+            thread.join()
+        return results
+    """
+
+
+def test_a_jit_built_in_each_actor_thread_is_reported() -> None:
+    assert shown(_ACTORS) == [(4, "JC105")]
+    assert compiles_of(_ACTORS, "run_actors(3)", "act") == 3  # one program, compiled in each of the 3 threads
+    # The help's fix: `act` at module level, what it captured passed as arguments: one compile for all threads.
+    hoisted = _ACTORS.replace("    def rollout(params, steps, results, slot):\n        @jax.jit\n        def act(params, obs):\n"
+                              "            return jnp.tanh(params * obs)\n",
+                              "    @jax.jit\n    def act(params, obs):\n        return jnp.tanh(params * obs)\n\n"
+                              "    def rollout(params, steps, results, slot):\n")
+    assert hoisted != _ACTORS
+    assert shown(hoisted) == []
+    assert compiles_of(hoisted, "run_actors(3)", "act") == 1
+
+
+def test_the_arguments_a_thread_is_given_by_name_are_its_call_arguments() -> None:
+    by_name = _ACTORS.replace("args=(jnp.ones(3), 4, results, slot)",
+                              'args=(jnp.ones(3),), kwargs={"steps": 4, "results": results, "slot": slot}')
+    assert shown(by_name) == [(4, "JC105")]
+    assert compiles_of(by_name, "run_actors(2)", "act") == 2
+
+
+def test_one_thread_started_once_is_one_run() -> None:
+    once = _ACTORS.replace("for slot in range(count):", "for slot in [0][:count]:").replace(
+        "        for slot in [0][:count]:\n            thread", "        slot = 0\n        if count:\n            thread")
+    assert "for slot" not in once
+    assert shown(once) == []
+    assert compiles_of(once, "run_actors(1)", "act") == 1
+
+
+def test_threads_handed_what_makes_another_program_are_not_the_same_computation() -> None:
+    # Each thread is handed another width, which the rebuilt jit reads as a shape: another program per thread.
+    widths = _ACTORS.replace("def rollout(params, steps, results, slot):", "def rollout(width, steps, results, slot):") \
+        .replace("return jnp.tanh(params * obs)", "return jnp.tanh(params * jnp.tile(obs, width)[:3])") \
+        .replace("obs = act(params, obs)", "obs = act(jnp.ones(3), obs)") \
+        .replace("for slot in range(count):", "for slot, width in enumerate((1, 2, 3)[:count]):") \
+        .replace("args=(jnp.ones(3), 4, results, slot)", "args=(width, 4, results, slot)")
+    assert shown(widths) == []
+    assert compiles_of(widths, "run_actors(3)", "act") == 3  # three widths, three programs
+
