@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import pathlib
 import re
 import textwrap
 from collections.abc import Sequence
@@ -951,8 +952,9 @@ class Sameness(Repetition):
 
     def observes_compiles(self, function: object, at: cst.CSTNode | None = None) -> bool:
         """True when ``function`` times its compiles or counts its traces on purpose (``assert_max_traces``,
-        ``_cache_size``, an explicit ``.lower(...).compile()``, and outside a library's own modules a clock,
-        ``time.time()``/``perf_counter``): a test or a benchmark of compiling, where compiling again is the point.
+        ``_cache_size``, an explicit ``.lower(...).compile()``, and a clock,
+        ``time.time()``/``perf_counter``, in a function or module named for measuring): a test or a benchmark of
+        compiling, where compiling again is the point.
         With ``at`` (the site judged, in ``function``), a clock counts only where it may time that site's compiles
         (:meth:`times_site`): an evaluation loop that reads the clock to give up after a timeout, or to time other
         work, before it rebuilds a wrapper, does not."""
@@ -972,11 +974,10 @@ class Sameness(Repetition):
         clocks = finder.measuring()
         if not clocks:
             return False
-        # A library's own function that reads a clock around its work (`fit` reporting its `compile_time`, a
-        # solver logging the wall time of each pass) times itself for its user, who calls it for its result:
-        # compiling again is not its point, as it is in a test, a script or a benchmark, or where the function is
-        # named for measuring.
-        if self.is_library_module() and _MEASURING.search(function.name.value) is None:
+        # A clock read around work times it for someone who wants the work done: a library's `fit` reporting its
+        # `compile_time`, a training script logging each update's rollout time. Compiling again is the point only
+        # where measuring is: a function or a module named for it (a test, a benchmark, a profile, a timing).
+        if _MEASURING.search(function.name.value) is None and not _measuring_place(self.path):
             return False
         if at is None:
             return True
@@ -1050,10 +1051,20 @@ _OBSERVING = frozenset({
 """Names that count traces or time compiles: code reading them observes compiling on purpose."""
 
 _CLOCKS = frozenset({"perf_counter", "perf_counter_ns", "process_time"})
-"""Clocks: reading one observes compiling on purpose in a test or benchmark, not in a library's own function."""
+"""Clocks: reading one observes compiling on purpose where measuring is the point (:data:`_MEASURING`), not where
+work is timed for a log or for a caller."""
 
 _MEASURING = re.compile(r"bench|profil|tim(e|ing)|measure|tune|test", re.IGNORECASE)
 """The name of a function that measures what it runs: its clock readings are its point."""
+
+_MEASURING_PLACE = re.compile(r"bench|profil|perf|timing|speed|measure", re.IGNORECASE)
+"""A path of a module that measures what it runs (``benchmarks/``, ``profile_step.py``, ``speed_test.py``)."""
+
+
+def _measuring_place(path: str) -> bool:
+    """Whether the module at ``path`` is named for measuring, by its file name or its two folders above (not by the
+    folders a checkout happens to sit in)."""
+    return any(_MEASURING_PLACE.search(part) for part in pathlib.PurePath(path).parts[-3:])
 
 
 _OBSERVER_WORDS = ("time", "compile", "trace", "cache_size", "perf_counter", "explain_cache_misses")

@@ -342,7 +342,7 @@ def test_a_library_function_that_times_its_own_run_is_not_a_benchmark() -> None:
     assert check(body.replace("def fit(", "def time_fit(")) == []
     # Timing each pass of its own loop for its user (a solver logging each step's wall time) is still the
     # library's work, called for its result: every call of `fit` compiles the same program again (jax: 3, hoisted
-    # 1). Outside the library's own modules (a script, a benchmark), the same loop is timing on purpose.
+    # 1). Named for measuring, the same loop is timing on purpose.
     looped = body.replace("            start = time.perf_counter()\n            out = run(theta)\n",
                           "            for _ in range(2):\n                start = time.perf_counter()\n"
                           "                out = run(theta)\n")

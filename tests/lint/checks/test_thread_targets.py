@@ -5,7 +5,11 @@ what makes another program."""
 
 from __future__ import annotations
 
-from .support import compiles_of, shown
+import textwrap
+
+from jitcheck.lint.check import check_source
+
+from .support import HEADER, compiles_of, shown
 
 _ACTORS = """\
     import threading
@@ -71,3 +75,25 @@ def test_threads_handed_what_makes_another_program_are_not_the_same_computation(
     assert shown(widths) == []
     assert compiles_of(widths, "run_actors(3)", "act") == 3  # three widths, three programs
 
+
+def _default(body: str, path: str) -> list[tuple[int, str]]:
+    """The default selection's findings of ``body`` (after HEADER) checked as the module at ``path``, lines counted
+    from the body's first line."""
+    offset = HEADER.count("\n")
+    found = check_source(HEADER + textwrap.dedent(body), path)
+    return [(f.line - offset, f.code) for f in found if f.confidence == "high"]
+
+
+def test_an_actor_timing_its_rollouts_for_its_log_is_not_a_benchmark() -> None:
+    # A training script's actor reads the clock around each update to log its rollout time: the work is what it
+    # wants, and each thread still compiles the same `act` again. Where measuring is the point (a module or a
+    # function named for it), the clock marks compiling on purpose.
+    timed = "    import time\n" + _ACTORS.replace(
+        "        for _ in range(steps):\n            obs = act(params, obs)\n",
+        "        for _ in range(steps):\n            start = time.time()\n            obs = act(params, obs)\n"
+        "            print('rollout_time', time.time() - start)\n")
+    assert timed.count("time.time()") == 2
+    assert _default(timed, "scripts/train_actors.py") == [(5, "JC105")]
+    assert compiles_of(timed, "run_actors(2)", "act") == 2
+    assert _default(timed, "benchmarks/actor_speed.py") == []
+    assert _default(timed.replace("rollout", "benchmark_rollout"), "scripts/train_actors.py") == []
