@@ -952,7 +952,8 @@ class Sameness(Repetition):
 
     def observes_compiles(self, function: object, at: cst.CSTNode | None = None) -> bool:
         """True when ``function`` times its compiles or counts its traces on purpose (``assert_max_traces``,
-        ``_cache_size``, an explicit ``.lower(...).compile()``, and a clock,
+        ``_cache_size``, an explicit ``.lower(...).compile()``, a harness timing each pass of the body
+        (``@google_benchmark.register``), and a clock,
         ``time.time()``/``perf_counter``, in a function or module named for measuring): a test or a benchmark of
         compiling, where compiling again is the point.
         With ``at`` (the site judged, in ``function``), a clock counts only where it may time that site's compiles
@@ -1067,9 +1068,10 @@ def _measuring_place(path: str) -> bool:
     return any(_MEASURING_PLACE.search(part) for part in pathlib.PurePath(path).parts[-3:])
 
 
-_OBSERVER_WORDS = ("time", "compile", "trace", "cache_size", "perf_counter", "explain_cache_misses")
+_OBSERVER_WORDS = ("time", "compile", "trace", "cache_size", "perf_counter", "explain_cache_misses", "bench")
 """A word of every name :class:`_Observer` reacts to (each of :data:`_OBSERVING` and :data:`_CLOCKS`, ``time.time``,
-``timeit.default_timer``, ``.lower(...).compile()``, a callee spelling ``time`` between underscores), lower case."""
+``timeit.default_timer``, ``.lower(...).compile()``, a callee spelling ``time`` between underscores,
+``google_benchmark``), lower case."""
 
 
 def _tested_names(function: cst.FunctionDef | cst.Lambda) -> set[str]:
@@ -1208,6 +1210,12 @@ class _Observer(cst.CSTVisitor):
         spelled = get_full_name_for_node(func) or ""
         if "time" in spelled.rsplit(".", 1)[-1].lower().split("_") and spelled.rsplit(".", 1)[-1] != "time":
             self.found = True  # `_time_call(f, ...)`, `time_it(...)`: a helper that times what it is handed
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        expr = node.decorator
+        spelled = get_full_name_for_node(expr.func if isinstance(expr, cst.Call) else expr) or ""
+        if spelled.split(".", 1)[0] == "google_benchmark":
+            self.found = True  # `@google_benchmark.register`: the harness times each pass of the body's `while state:`
 
 
 class _ProductNames(cst.CSTVisitor):

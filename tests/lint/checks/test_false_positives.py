@@ -236,6 +236,44 @@ def test_tests_that_count_traces_or_time_compiles_do_it_on_purpose() -> None:
     assert shown(body.replace("time.perf_counter()", "x.sum()")) == [(10, "JC104")]
 
 
+def test_a_benchmark_harness_times_what_it_runs_on_purpose() -> None:
+    # A google_benchmark body rebuilds its wrapper in the harness's timed `while state:` loop: compiling again is
+    # what it measures (jax: one compile per pass, by design). A helper that warms a wrapper up before it times it
+    # measures the run, not the compile: the same computation rebuilt on each pass around it is still found.
+    body = """\
+        class google_benchmark:
+            register = staticmethod(lambda f: f)
+
+        @google_benchmark.register
+        def compile_chain(state):
+            x = jnp.ones(2)
+            while state.next():
+                jax.jit(lambda v: v * 2)(x).block_until_ready()
+
+        def bench(fn, x):
+            fn(x).block_until_ready()
+            return fn(x).block_until_ready()
+
+        def run_costs(x):
+            for _ in range(3):
+                bench(jax.jit(lambda v: v + 1), x)
+
+        class State:
+            def __init__(self, n):
+                self.n = n
+
+            def next(self):
+                self.n -= 1
+                return self.n >= 0
+        """
+    assert shown(body) == [(16, "JC104")]
+    assert compiles_of(body, "compile_chain(State(3))", "<lambda>") == 3
+    assert compiles_of(body, "run_costs(jnp.ones(2))", "<lambda>") == 3
+    # Not registered with the harness, the same loop is found.
+    plain = body.replace("        @google_benchmark.register\n", "")
+    assert shown(plain) == [(7, "JC104"), (15, "JC104")]  # a line up: the decorator is gone
+
+
 def test_a_clock_read_only_to_wait_for_a_timeout_does_not_time_the_site() -> None:
     # An evaluation loop that polls for checkpoints reads the clock to give up after a timeout, and times other
     # work before the jit site; nothing times the lambda's compiles, so its rebuild on every pass is found. Read as
