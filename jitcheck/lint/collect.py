@@ -72,6 +72,8 @@ class Frame:
     """The branches (``id`` of an ``if`` or ``match``, and which arm) the walk is inside, in this frame."""
     self_name: str | None = None
     method_of: cst.ClassDef | None = None
+    jit_off: int = 0
+    """How many ``with jax.disable_jit():`` blocks of this frame the walk is inside: nothing compiles there."""
     memo_after: cst.If | None = None
     """A method's ``if self.fn is not None: return self.fn`` (:func:`memos.memo_return`): what follows runs once per
     object."""
@@ -164,6 +166,9 @@ class Collector(cst.CSTVisitor):
         self.handed_to: dict[cst.Arg, cst.Call] = {}
         """For an argument that is itself a call (``make_jaxpr(jax.jit(f))``) or a lambda (``jax.grad(lambda r: ...)``):
         the call it is handed to."""
+        self.jit_off_calls: set[int] = set()
+        """The calls (by ``id``) made in the body of a ``with jax.disable_jit():`` of their own function: with jit
+        disabled, what they run compiles nothing."""
         self.stand_ins: dict[int, cst.Call] = {}
         """For each call made up to stand for a thread's run (:meth:`_thread_start`), by its ``id``: the
         ``Thread(...)`` call that starts it, whose place it has."""
@@ -190,6 +195,7 @@ class Collector(cst.CSTVisitor):
             cst.Lambda: self._lambda,  # type: ignore[dict-item]
             cst.For: self._for,  # type: ignore[dict-item]
             cst.While: self._while,  # type: ignore[dict-item]
+            cst.With: self._with,  # type: ignore[dict-item]
             cst.If: self._if,  # type: ignore[dict-item]
             cst.Match: self._match,  # type: ignore[dict-item]
             cst.Call: self._call,  # type: ignore[dict-item]
@@ -460,9 +466,20 @@ class Collector(cst.CSTVisitor):
             node.orelse.visit(self)
         return False
 
+    def _with(self, node: cst.With) -> bool:
+        off = any(_disables_jit(item.item) for item in node.items)
+        for item in node.items:
+            item.visit(self)
+        self.frames[-1].jit_off += off
+        node.body.visit(self)
+        self.frames[-1].jit_off -= off
+        return False
+
     def _call(self, node: cst.Call) -> bool:
         func = node.func
         self.call_order.setdefault(node, len(self.call_order))
+        if self.frames[-1].jit_off:
+            self.jit_off_calls.add(id(node))
         if isinstance(func, cst.Call):
             self.applied_parent[node] = self.stack[-2] if len(self.stack) > 1 else None
         for arg in node.args:
@@ -589,6 +606,15 @@ class Collector(cst.CSTVisitor):
                 if info is not None:
                     info.annotations.setdefault(node.target.attr.value, node.annotation.annotation)
         return True
+
+
+def _disables_jit(expr: cst.BaseExpression) -> bool:
+    """``jax.disable_jit()``, ``jax.disable_jit(True)`` or ``disable_jit(disable=True)``: a context in which jitted
+    functions run op by op, compiling nothing (not ``disable_jit(False)``, nor a flag known only when it runs)."""
+    if not isinstance(expr, cst.Call) or (get_full_name_for_node(expr.func) or "").rsplit(".", 1)[-1] != "disable_jit":
+        return False
+    given = [arg for arg in expr.args if arg.keyword is None or arg.keyword.value == "disable"]
+    return not given or isinstance(given[0].value, cst.Name) and given[0].value.value == "True"
 
 
 _STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "setattr", "put", "register",

@@ -222,19 +222,25 @@ class Frequency(Resolver):
         return max(groups.values(), key=len)
 
     def registered(self, function: cst.FunctionDef, context: Context) -> cst.Call | None:
-        """The call in this file that registers ``function`` as an event handler (``reg_key_handler(f)``,
-        ``mpl_connect("key_press_event", self.on_key)``, ``partial(f, env)`` handed to one), or None. An event
-        loop runs a handler once per event: again and again, with what the registration bound each time."""
+        """The first of :meth:`registrations`, or None."""
+        found = self.registrations(function, context)
+        return found[0] if found else None
+
+    def registrations(self, function: cst.FunctionDef, context: Context) -> list[cst.Call]:
+        """The calls in this file that register ``function`` as an event handler (``reg_key_handler(f)``,
+        ``mpl_connect("key_press_event", self.on_key)``, ``partial(f, env)`` handed to one). An event loop runs a
+        handler once per event: again and again, with what the registration bound each time."""
         name = function.name.value
         is_method = context.method_of is not None and self.method_owner(function) is not None
+        found: list[cst.Call] = []
         for target, _, call in self.registered_handlers():
             if isinstance(target, cst.Name) and target.value == name and not is_method \
                     and getattr(self.single_referent(target), "node", None) is function:
-                return call
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.attr.value == name \
+                found.append(call)
+            elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.attr.value == name \
                     and is_method and target.value.value == context.self_name:
-                return call
-        return None
+                found.append(call)
+        return found
 
     def elsewhere(self, function: cst.FunctionDef, context: Context) -> Elsewhere | None:
         """What the run's call records (:mod:`~jitcheck.lint.callers`) show of a module-level function or a
@@ -363,13 +369,34 @@ class Frequency(Resolver):
                 return False
         return True
 
+    def jit_off(self, function: cst.FunctionDef, context: Context, depth: int = 0) -> bool:
+        """True when ``function`` runs only with jit disabled: every call and handler registration of it this file
+        shows is made in a ``with jax.disable_jit():`` block, or from a function that itself runs only so (an
+        interactive viewer's key handlers, registered and run in the block). A jit there runs op by op and
+        compiles nothing."""
+        if not self.c.jit_off_calls or depth > 4:
+            return False
+        sites = self.all_callers(function, context)
+        registrations = self.registrations(function, context)
+        if not sites and not registrations:
+            return False
+        for site in sites:
+            caller = site.context.function
+            if id(site.node) not in self.c.jit_off_calls and not (
+                    isinstance(caller, cst.FunctionDef) and self.jit_off(caller, site.context, depth + 1)):
+                return False
+        return all(id(call) in self.c.jit_off_calls for call in registrations)
+
     def exempt(self, context: Context, depth: int = 0) -> bool:
-        """Code that runs once, by reason: under an outer trace, in a constructor, under a cache, or run once."""
+        """Code that runs once, by reason: under an outer trace, with jit disabled, in a constructor, under a
+        cache, or run once."""
         function = context.function
         if not isinstance(function, cst.FunctionDef):
             return False
         if self.traced(function, context):
             return True  # runs only while an outer function is traced: a jit here is inlined
+        if self.jit_off(function, context):
+            return True  # runs only with jit disabled: a jit here compiles nothing
         cached = False
         for decorator in function.decorators:
             expr = decorator.decorator
