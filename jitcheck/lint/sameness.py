@@ -14,7 +14,7 @@ import dataclasses
 import pathlib
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -529,9 +529,11 @@ class Sameness(Repetition):
         return sorted(found)
 
     def names_read(self, node: cst.CSTNode) -> set[str]:
-        """The names an expression, or a function's body, reads (a bound method: its receiver's first name)."""
-        reader = _Reader()
-        defaults = _Reader()
+        """The names an expression, or a function's body, reads (a bound method: its receiver's first name). A name
+        bound just above, in the same block, to a callable built there (a partial, a lambda, a transformation:
+        ``g = partial(f, k=2); g = jax.vmap(g)``) is read as what it is built from."""
+        reader = _Reader(self.built_callable)
+        defaults = _Reader(self.built_callable)
         target = node.body if isinstance(node, (cst.FunctionDef, cst.Lambda)) else node
         own: set[str] = set()
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
@@ -561,6 +563,24 @@ class Sameness(Repetition):
     def definition_of(self, name: cst.Name) -> cst.CSTNode | None:
         ref = self.single_referent(name)
         return getattr(ref, "node", None)
+
+    def built_callable(self, name: cst.Name) -> cst.BaseExpression | None:
+        """What the read ``name`` holds when only one binding reaches it, a plain ``name = ...`` above it in the same
+        block, and that binding builds a callable there: a ``functools.partial``, a lambda, or a jax or equinox
+        transformation of a function. Such a name changes between runs only as what it is built from does (a
+        callable rebuilt the same way is the same computation); None for anything else, which may hold another
+        object each time (``cfg = configs.pop()``)."""
+        reaching = self.c.reaching.get(name)
+        bound = self.c.assigned.get(reaching) if reaching is not None else None
+        value = bound[0] if bound is not None else None
+        if isinstance(value, cst.Lambda):
+            return value
+        if not isinstance(value, cst.Call):
+            return None
+        qualified = self.qnames(value.func)
+        if qualified & (names.FUNCTOOLS_PARTIALS | names.TREE_PARTIALS) or any(q in names.TRANSFORMATIONS for q in qualified):
+            return value
+        return None
 
     def carried_callables(self, loop: cst.CSTNode, fun: cst.CSTNode, used: set[str]) -> set[str]:
         """The names in ``used`` that ``fun`` calls or hands to a call (a function, not a value it reads) and that the
@@ -1374,14 +1394,23 @@ def _names(used: list[str]) -> str:
 
 
 class _Reader(cst.CSTVisitor):
-    """The names read under a node (attribute names excluded)."""
+    """The names read under a node (attribute names excluded). With ``through``, a name it gives a value for is read
+    as the names that value reads (see :meth:`Sameness.built_callable`), a few bindings deep."""
 
-    def __init__(self) -> None:
+    def __init__(self, through: Callable[[cst.Name], cst.BaseExpression | None] | None = None, depth: int = 0) -> None:
         super().__init__()
         self.names: set[str] = set()
+        self.through = through
+        self.depth = depth
 
     def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
+        value = self.through(node) if self.through is not None and self.depth < 4 else None
+        if value is None:
+            self.names.add(node.value)
+            return
+        inner = _Reader(self.through, self.depth + 1)
+        value.visit(inner)
+        self.names |= inner.names
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)
@@ -1390,7 +1419,7 @@ class _Reader(cst.CSTVisitor):
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         # A lambda's parameters are its own, not names it reads from around it (its defaults are).
         params = node.params
-        inner = _Reader()
+        inner = _Reader(self.through, self.depth)
         node.body.visit(inner)
         self.names |= inner.names - param_names(node)
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):

@@ -185,14 +185,15 @@ class Callables(Fixability):
             if isinstance(node, cst.Param) and depth == 0 and jitted and rebuilt and not context.in_loop:
                 # A parameter is bound once per call: rebuilt in a loop of the helper, the wrapper finds it again.
                 return self.parameter_problem(expr, node, context=context, position=position, keys=keys)
-            if depth == 0 and node is not None and node in self.c.assigned:
+            if depth <= 2 and node is not None and node in self.c.assigned:
+                # Read through a few bindings: `g = partial(f, k); g = jax.vmap(g); jax.jit(g)` is the inline chain.
                 value, bound_in = self.c.assigned[node]
                 if isinstance(getattr(ref, "scope", None), GlobalScope) and not bound_in.in_loop:
                     return None  # one module-level object: the same key every time
                 if bound_in.function is not context.function:
                     return None  # bound by an outer function: the same object on every call here
                 found = self.callable_problem(value, rebuilt=True, context=bound_in, position=position,
-                                              allow_value_partial=False, depth=1, keys=keys)
+                                              allow_value_partial=False, depth=depth + 1, keys=keys)
                 if found is not None and found.node is None:
                     found = Problem(found.rule, {**found.fields, "subject": expr.value})
                 if found is not None and keys != "wrapper" and context.in_loop and not bound_in.in_loop:

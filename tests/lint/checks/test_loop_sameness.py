@@ -273,3 +273,35 @@ def test_an_array_selected_by_a_mask_made_on_each_pass_may_change_size() -> None
     assert shown(SCALED_PER_PASS) == [(decorator, "JC105")]
     assert compiles_of(SCALED_PER_PASS, "calibrate(2.0, jnp.arange(5.0), 3)", "step") == 3
     assert compiles_of(SCALED_AS_ARGUMENT, "calibrate(2.0, jnp.arange(5.0), 3)", "step") == 1
+
+
+def test_a_callable_built_in_steps_in_a_loop_is_read_as_what_it_is_built_from() -> None:
+    # `g = partial(...)`, then `g = jax.vmap(g)`, then `g = jax.jit(g)` on each pass: the name is bound anew on each
+    # pass, but only to what it is built from, which the loop does not change: the same computation each pass.
+    body = """\
+        def sweep(xs):
+            out = []
+            for flag in (True, False):
+                g = partial(scale, factor=2.0)
+                g = jax.vmap(g)
+                g = jax.jit(g)
+                out.append(g(xs))
+            return out
+        """
+    assert shown(body) == [(5, "JC102")]
+    assert compiles_of(body, "sweep(jnp.ones((3, 2)))", "scale") == 2  # one program, compiled on each pass
+    hoisted = body.replace("            for flag in (True, False):\n                g = partial(scale, factor=2.0)\n"
+                           "                g = jax.vmap(g)\n                g = jax.jit(g)\n",
+                           "            g = jax.jit(jax.vmap(partial(scale, factor=2.0)))\n"
+                           "            for flag in (True, False):\n")
+    assert hoisted != body
+    assert shown(hoisted) == []
+    assert compiles_of(hoisted, "sweep(jnp.ones((3, 2)))", "scale") == 1
+    # Built from what the loop changes (another shape each pass): another program each pass, quiet.
+    shaped = body.replace("partial(scale, factor=2.0)", "partial(jnp.tile, reps=2 if flag else 3)")
+    assert shown(shaped) == []
+    assert compiles_of(shaped, "sweep(jnp.ones((3, 2)))", "tile") == 2  # two programs
+    # Carried from pass to pass (`g = jax.vmap(g)` of the last pass's `g`): another function each pass, quiet.
+    carried = body.replace("                g = partial(scale, factor=2.0)\n", "").replace(
+        "            out = []\n", "            out = []\n            g = partial(scale, factor=2.0)\n")
+    assert shown(carried) == []
