@@ -536,16 +536,10 @@ class Collector(cst.CSTVisitor):
             handed += [cst.Arg(value=element.value) for element in args.elements]
         elif args is not None:
             handed.append(cst.Arg(value=args, star="*"))
-        named: list[cst.Arg] = []
-        for element in kwargs.elements if isinstance(kwargs, cst.Dict) else ():
-            key = element.key if isinstance(element, cst.DictElement) else None
-            if not isinstance(key, cst.SimpleString) or not str(key.evaluated_value).isidentifier():
-                break
-            named.append(cst.Arg(value=element.value, keyword=cst.Name(str(key.evaluated_value))))
-        else:
-            kwargs = None if isinstance(kwargs, cst.Dict) else kwargs
+        named = _keyword_args(kwargs) if isinstance(kwargs, cst.Dict) else None
+        if named is not None:
             handed += named
-        if kwargs is not None:
+        elif kwargs is not None:
             handed.append(cst.Arg(value=kwargs, star="**"))
         stand_in = cst.Call(func=target, args=handed)
         self.stand_ins[id(stand_in)] = node
@@ -606,6 +600,18 @@ class Collector(cst.CSTVisitor):
                 if info is not None:
                     info.annotations.setdefault(node.target.attr.value, node.annotation.annotation)
         return True
+
+
+def _keyword_args(table: cst.Dict) -> list[cst.Arg] | None:
+    """``{"steps": 4, "slot": i}`` as the keyword arguments ``steps=4, slot=i``; None when a key is not a string
+    naming a parameter, or an entry is a ``**`` unpacking."""
+    found: list[cst.Arg] = []
+    for element in table.elements:
+        key = element.key if isinstance(element, cst.DictElement) else None
+        if not isinstance(key, cst.SimpleString) or not str(key.evaluated_value).isidentifier():
+            return None
+        found.append(cst.Arg(value=element.value, keyword=cst.Name(str(key.evaluated_value))))
+    return found
 
 
 def _disables_jit(expr: cst.BaseExpression) -> bool:

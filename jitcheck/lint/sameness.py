@@ -530,7 +530,7 @@ class Sameness(Repetition):
 
     def names_read(self, node: cst.CSTNode) -> set[str]:
         """The names an expression, or a function's body, reads (a bound method: its receiver's first name). A name
-        bound just above, in the same block, to a callable built there (a partial, a lambda, a transformation:
+        bound just above, in the same block, to a callable built there (a partial or a transformation:
         ``g = partial(f, k=2); g = jax.vmap(g)``) is read as what it is built from."""
         reader = _Reader(self.built_callable)
         defaults = _Reader(self.built_callable)
@@ -565,20 +565,15 @@ class Sameness(Repetition):
         return getattr(ref, "node", None)
 
     def built_callable(self, name: cst.Name) -> cst.BaseExpression | None:
-        """What the read ``name`` holds when only one binding reaches it, a plain ``name = ...`` above it in the same
-        block, and that binding builds a callable there: a ``functools.partial``, a lambda, or a jax or equinox
-        transformation of a function. Such a name changes between runs only as what it is built from does (a
-        callable rebuilt the same way is the same computation); None for anything else, which may hold another
+        """What the read ``name`` holds when only one binding reaches it, a plain ``name = call(...)`` above it in
+        the same block (the collector's ``reaching``), and that call builds a callable: a partial, or a jax or
+        equinox transformation of a function. Such a name changes between runs only as what it is built from does
+        (a callable rebuilt the same way is the same computation); None for anything else, which may hold another
         object each time (``cfg = configs.pop()``)."""
         reaching = self.c.reaching.get(name)
         bound = self.c.assigned.get(reaching) if reaching is not None else None
         value = bound[0] if bound is not None else None
-        if isinstance(value, cst.Lambda):
-            return value
-        if not isinstance(value, cst.Call):
-            return None
-        qualified = self.qnames(value.func)
-        if qualified & (names.FUNCTOOLS_PARTIALS | names.TREE_PARTIALS) or any(q in names.TRANSFORMATIONS for q in qualified):
+        if isinstance(value, cst.Call) and self.is_kind(value.func, _CALLABLE_BUILDERS):
             return value
         return None
 
@@ -1070,6 +1065,9 @@ _OBSERVING = frozenset({
     "timeit", "trace_count", "n_traces", "num_traces", "compile_count", "count_traces", "count_compiles",
 })
 """Names that count traces or time compiles: code reading them observes compiling on purpose."""
+
+_CALLABLE_BUILDERS = names.FUNCTOOLS_PARTIALS | names.TREE_PARTIALS | frozenset(names.TRANSFORMATIONS)
+"""Calls that build a callable from a function: a partial, or a jax or equinox transformation."""
 
 _CLOCKS = frozenset({"perf_counter", "perf_counter_ns", "process_time"})
 """Clocks: reading one observes compiling on purpose where measuring is the point (:data:`_MEASURING`), not where
