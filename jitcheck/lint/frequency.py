@@ -47,6 +47,10 @@ class Frequency(Resolver):
         span = self.spans.get(id(self.c.stand_ins.get(id(node), node)))  # a thread's run: where the thread is made
         return span[0] if span is not None else 0
 
+    def thread_run(self, node: cst.CSTNode) -> bool:
+        """True for the call made up to stand for a thread's run (``Thread(target=f, ...)``), not written in the code."""
+        return id(node) in self.c.stand_ins
+
     def lines_of(self, node: cst.CSTNode) -> tuple[int, int]:
         """The first and last lines of ``node`` (``(0, 0)`` when unknown), from the ranges :meth:`line_of` reads."""
         if not self.line_of(node):

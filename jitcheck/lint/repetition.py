@@ -67,6 +67,9 @@ class Repetition(Frequency):
         looping = [site for site in sites if site.context.in_loop]
         if looping:
             line = self.line_of(looping[0].node)
+            if self.thread_run(looping[0].node):
+                return Evidence((Reason("thread-in-loop", f"`{name}` is the target of a thread started in a loop at "
+                                                          f"line {line}: each thread runs it", line),))
             return Evidence((Reason("called-in-loop", f"`{name}` is called in a loop at line {line}", line),))
         handler = self.registered(function, context)
         if handler is not None:
@@ -190,6 +193,7 @@ class Repetition(Frequency):
             "call-site": "called at {n} sites that can both run",
             "subclass-calls": "called by subclasses in other files",
             "called-in-loop": "called in a loop",
+            "thread-in-loop": "run by threads started in a loop",
             "called-elsewhere": "called again and again by the project's code",
             "called-from": "called by code that runs again",
             "handler": "an event handler, run on every event",

@@ -50,6 +50,16 @@ def test_a_jit_built_in_each_actor_thread_is_reported() -> None:
     assert compiles_of(hoisted, "run_actors(3)", "act") == 1
 
 
+def test_the_message_and_evidence_name_the_thread_not_a_call() -> None:
+    # The code has no call of `rollout`: the message says what it shows, a thread started in a loop.
+    offset = HEADER.count("\n")
+    found = [f for f in check_source(HEADER + textwrap.dedent(_ACTORS), "actors.py") if f.code == "JC105"]
+    assert len(found) == 1
+    assert "on every call of `rollout`, run by threads started in a loop:" in found[0].message
+    assert [(r.kind, r.line - offset) for r in found[0].evidence.again] == [("thread-in-loop", 17)]  # the `Thread(...)` line
+    assert "the target of a thread started in a loop" in found[0].evidence.again[0].text
+
+
 def test_the_arguments_a_thread_is_given_by_name_are_its_call_arguments() -> None:
     by_name = _ACTORS.replace("args=(jnp.ones(3), 4, results, slot)",
                               'args=(jnp.ones(3),), kwargs={"steps": 4, "results": results, "slot": slot}')
