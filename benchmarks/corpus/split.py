@@ -13,7 +13,8 @@ A sealed library whose code or findings came to inform a rule moves to developme
 (``MOVED_TO_DEVELOPMENT``, with the reason). On 4 December 2026 a fixed share of the sealed half
 moved the same way, chosen by a second rule before any of its findings were read
 (:func:`moved_by_the_second_rule`), so that the wrong findings of code nobody tuned on could
-inform rules while the rest stays sealed: the hash still seals its name
+inform rules while the rest stays sealed (on 6 December 2026 a third rule moved another share,
+:func:`moved_by_the_third_rule`, for the same reason): the hash still seals its name
 (``sealed_by_the_rule``), but ``is_sealed`` no longer does, so its labels live in labels.tsv
 and the default run checks it.
 """
@@ -73,6 +74,48 @@ MOVED_TO_DEVELOPMENT: dict[str, str] = {
     "rema-jax": "picked for round 16 (5 December 2026) as development by a mistaken test of the hash (the parity of its first hex digit, not of its first byte), labelled blind and scored once with the round, and its findings read before the mistake was seen: it stays development",
     "tbats-jax": "picked for round 16 (5 December 2026) as development by a mistaken test of the hash (the parity of its first hex digit, not of its first byte), labelled blind and scored once with the round, and its findings read before the mistake was seen: it stays development",
     "healjax": "its 7 wrong default findings (tests.py, JC102, all labelled fine) were read after the sealed score of 5 December 2026 and informed a rule (a wrapper called on an array whose size the loop changes is another program on each pass)",
+    "jaxgcrl": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "laplax": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "genjax": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "ludax": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jax-fdm": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "apebench": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxdecomp": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "mctx": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "oryx": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "sax": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "dm-acme": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "recurrentgemma": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "probdiffeq": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "evofr": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "gemma": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxmat": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxdp": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "dsps": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxampler": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "feax": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxboost": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "diffusionjax": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "pyhf": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxonnxruntime": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "evox": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jax2onnx": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "bijx": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "chemtrain": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "xarray-jax": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "mlip": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxtorch": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "amjax": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "cbfjax": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxion": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxqtl": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jaxmore": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "signax": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "exoplanet-core": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "timesfm": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "candl-like": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "jqmc": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
+    "desc-opt": "moved by a third fixed rule (third byte of the SHA-256 of its name divisible by 3) on 6 December 2026, before its findings were read, so that its wrong findings may inform rules",
 }
 """Libraries the rule sealed that moved to development, and why (issue 23: a library whose findings
 informed a rule moves to development). Their names stay sealed by the hash; they are not sealed now."""
@@ -92,3 +135,10 @@ def moved_by_the_second_rule(name: str) -> bool:
     """Whether the second rule (4 December 2026) moved the sealed library ``name`` to development: the
     second byte of the SHA-256 of its name is divisible by 3 (about a third of the sealed half)."""
     return hashlib.sha256(name.lower().encode()).digest()[1] % 3 == 0
+
+
+def moved_by_the_third_rule(name: str) -> bool:
+    """Whether the third rule (6 December 2026) moved the sealed library ``name`` to development: the third byte
+    of the SHA-256 of its name is divisible by 3 (about a third of what was sealed then, the second rule's
+    moves and later libraries alike), chosen before any of their findings were read."""
+    return hashlib.sha256(name.lower().encode()).digest()[2] % 3 == 0
