@@ -82,7 +82,9 @@ class Resolver:
         return {resolved} if resolved != spelled else set()
 
     def referents(self, node: cst.Name) -> list[object]:
-        """The assignments a name read refers to (libcst `Assignment` objects)."""
+        """The assignments a name read refers to (libcst `Assignment` objects), in the order they are made: libcst
+        holds them in a set, whose order changes from run to run, and a walk over them that stops early must find
+        the same things every time."""
         scope = self.scopes.get(node)
         if scope is None:
             return []
@@ -95,7 +97,7 @@ class Resolver:
             if access.node is node:
                 for ref in access.referents:
                     found.setdefault(id(ref), ref)
-        return list(found.values())
+        return sorted(found.values(), key=_made_at)
 
     def assignments_of(self, target: cst.Name | cst.FunctionDef) -> list[object]:
         """The libcst assignments made by this very node (a target name or a def)."""
@@ -1005,6 +1007,13 @@ def _row_values(decorator: cst.Call, layout: str, params: Sequence[str], name: s
             return None
         found.append(items[position])
     return found
+
+
+def _made_at(assignment: object) -> int:
+    """Where libcst's scope analysis made ``assignment`` among its scope's assignments (its ``_index``, in the order the
+    code binds names); a builtin, which has none, first."""
+    index = getattr(assignment, "_index", -1)
+    return index if isinstance(index, int) else -1
 
 
 __all__ = ["ClassRef", "Member", "Receiver", "Resolver", "has_param", "param_names"]
