@@ -146,6 +146,8 @@ class StaticArguments(Callables, ChangingStatics):
                 suffix = f", handed on unchanged to the static {via.get(param or '', 'argument')}"
             if not every and via is None and self.traced_static(value, f"{label} of `{callee}`", context, declared):
                 continue
+            if not every and self.returned_array_static(value, f"{label} of `{callee}`{suffix}"):
+                continue
             self.static_value(value, f"{label} of `{callee}`{suffix}", context, every=every, call=call)
             self.changing_static(value, f"{label} of `{callee}`{suffix}", param, call, context, definition, callee,
                                  declared)
@@ -175,6 +177,46 @@ class StaticArguments(Callables, ChangingStatics):
             "subject": f"`{value.value}` (a traced parameter of the jitted `{function.name.value}`)", "position": position},
             evidence=evidence)
         return True
+
+    def returned_array_static(self, value: cst.BaseExpression, position: str) -> bool:
+        """Report JC201 when ``value`` is what a function jitted by ``jax.jit``, ``jax.pmap`` or ``pjit`` returned
+        (a name bound to its call or unpacked from it, or arithmetic on one): such a function returns jax arrays,
+        and an array cannot be hashed, so jax raises "Non-hashable static arguments are not supported" on every
+        call, whatever runs again."""
+        for name in _operands(value):
+            found = self.jitted_result(name)
+            if found is None:
+                continue
+            function, line = found
+            evidence = Evidence((Reason("jit-result", f"`{name.value}` is returned by `{function}`, jitted at line {line}: "
+                                        "what a jitted function returns is a jax array, which cannot be hashed", line),))
+            note = (f"where it must stay static (a size, a count), compute it in plain Python or numpy: `{function}` "
+                    "is jitted, so what it returns is a jax array")
+            self.report(value, rules.ARRAY_STATIC, {
+                "subject": f"`{name.value}` (returned by the jitted `{function}`)", "position": position}, note=note,
+                evidence=evidence)
+            return True
+        return False
+
+    def jitted_result(self, name: cst.Name) -> tuple[str, int] | None:
+        """The name and line of the function of this file, jitted by a wrapper that returns arrays, whose call
+        ``name`` is bound to (``x = f(...)``, ``a, b = f(...)``), or None."""
+        node = getattr(self.single_referent(name), "node", None)
+        if node is None:
+            return None
+        bound = self.c.assigned.get(node)
+        unpacked = self.c.unpacked.get(node)
+        call = bound[0] if bound is not None else unpacked[0] if unpacked is not None else None
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+            return None
+        definition = getattr(self.single_referent(call.func), "node", None)
+        if not isinstance(definition, cst.FunctionDef):
+            return None
+        for decorator in definition.decorators:
+            found = self.jit_decorator(decorator.decorator)
+            if found is not None and found[0].name in _ARRAY_RETURNING:
+                return definition.name.value, self.line_of(decorator)
+        return None
 
     def passed_by_a_caller(self, function: cst.FunctionDef, context: Context, param: cst.Param) -> bool:
         """Whether a call of ``function`` in the run (here, or another module's through the index) passes
@@ -293,6 +335,26 @@ class StaticArguments(Callables, ChangingStatics):
             found = self.callable_problem(node, rebuilt=True, context=context, position=position)
             if found is not None:
                 self.report_problem(node, found, evidence)
+
+
+_ARRAY_RETURNING = frozenset({"jax.jit", "jax.pmap", "pjit"})
+"""Wrappers whose calls return jax arrays (or pytrees of them), whatever the function returns."""
+
+
+def _operands(expr: cst.BaseExpression) -> list[cst.Name]:
+    """The names an expression of arithmetic on names and numbers reads (``offset * dim``: both); [] for any
+    other expression (a call, an attribute, a subscript: what they give is not known here)."""
+    if isinstance(expr, cst.Name):
+        return [expr]
+    if isinstance(expr, cst.BinaryOperation):
+        left, right = _operands(expr.left), _operands(expr.right)
+        literal = (cst.Integer, cst.Float)
+        if (left or isinstance(expr.left, literal)) and (right or isinstance(expr.right, literal)):
+            return left + right
+        return []
+    if isinstance(expr, cst.UnaryOperation):
+        return _operands(expr.expression)
+    return []
 
 
 def _literal_ints(expr: cst.BaseExpression) -> set[int] | None:
