@@ -182,6 +182,14 @@ class Sameness(Repetition):
                     f"that each iteration builds the same program: {_names(configured)} is built by a class from "
                     "numbers written out one by one, which it may hold as a configuration as well as a value")),
                     confidence="low")
+            made = self.built_anew(loop, set(used), changing) if kind == "numbers" else []
+            if made:
+                # `M = build_preconditioner(J)` or `fns = create_solver(params)` on each pass of a loop over steps: a
+                # new structure (a shape, a sparsity, a configuration), which may differ as well as its values.
+                return dataclasses.replace(evidence, unproven=(*evidence.unproven, (
+                    f"that each iteration builds the same program: {_names(made)} is made anew by a builder on each "
+                    "pass, and may differ in structure as well as in value")),
+                    confidence="low")
             return self.judged(evidence, fun, kind, used, "iteration")
         function = context.function
         if not isinstance(function, cst.FunctionDef):
@@ -427,6 +435,8 @@ class Sameness(Repetition):
             moving = handed & outer_changing
             if moving and moving & self.selected_in(caller_loop):
                 kinds.add("unknown")  # an array selected by a mask made on each pass: its size may change
+            elif moving and self.built_anew(caller_loop, moving, outer_changing):
+                kinds.add("unknown")  # a new object built on each pass (`M = build(J)`): its structure may change
             elif moving:
                 kinds.add(self.items_kind(self.loop_iterable(caller_loop)))
         return kinds
@@ -677,6 +687,30 @@ class Sameness(Repetition):
                     and where.loop is loop and self.names_a_class(value.func) \
                     and any(target in self.names_read(arg.value) for arg in value.args):
                 found.add(node.value)
+        return sorted(found)
+
+    def built_anew(self, loop: cst.CSTNode, used: set[str], changing: set[str]) -> list[str]:
+        """The names among ``used`` that ``loop``'s body binds to what a builder (``create_...``, ``build_...``,
+        ``make_...``, ``new_...``) makes on each pass from something that changes (``changing``, the loop's number
+        among them), in a call that does not read the name itself: a builder makes a structure (a solver, an
+        environment, a grid) from its inputs, which may differ from pass to pass. State carried from pass to pass
+        (``params = step(params)``), arrays made by jax or numpy, and what is built from an item of one array
+        (``create_bijector(masks[i])``: items of one shape) or from what stays the same are data."""
+        found: set[str] = set()
+        for node, (value, where) in self.c.assigned.items():
+            if not (isinstance(node, cst.Name) and node.value in used and where.loop is loop) \
+                    or node.value in self.names_read(value):
+                continue
+            # `env = create_env(name) if ... else given`: either arm may run, so a builder in one is enough
+            made = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
+            for call in made:
+                if not isinstance(call, cst.Call) or any(q.split(".")[0] in _ARRAY_ROOTS for q in self.qnames(call.func)):
+                    continue
+                last = call.func.attr.value if isinstance(call.func, cst.Attribute) else \
+                    call.func.value if isinstance(call.func, cst.Name) else ""
+                inputs = [arg.value for arg in call.args if not isinstance(arg.value, cst.Subscript)]
+                if last.startswith(_BUILDER_VERBS) and any(self.names_read(value) & changing for value in inputs):
+                    found.add(node.value)
         return sorted(found)
 
     def numeric(self, collection: cst.BaseExpression) -> bool:
@@ -1425,6 +1459,9 @@ class _Reader(cst.CSTVisitor):
                 param.default.visit(self)
         return False
 
+
+_BUILDER_VERBS = ("create_", "build_", "make_", "new_")
+"""How the names of functions that build an object start (``create_env``, ``build_preconditioner``)."""
 
 _ARRAY_ROOTS = frozenset({"jax", "jnp", "numpy", "np", "math", "builtins"})
 """The roots of qualified names whose functions take an integer as a value (an index, a scale, a count of data)."""
