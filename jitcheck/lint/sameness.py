@@ -701,7 +701,7 @@ class Sameness(Repetition):
             if not (isinstance(node, cst.Name) and node.value in used and where.loop is loop) \
                     or node.value in self.names_read(value):
                 continue
-            # `env = create_env(name) if ... else given`: either arm may run, so a builder in one is enough
+            # `env = create_env(kind) if ... else env0`: either arm may run, so a builder in one is enough
             made = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
             for call in made:
                 if not isinstance(call, cst.Call) or any(q.split(".")[0] in _ARRAY_ROOTS for q in self.qnames(call.func)):
@@ -709,7 +709,7 @@ class Sameness(Repetition):
                 last = call.func.attr.value if isinstance(call.func, cst.Attribute) else \
                     call.func.value if isinstance(call.func, cst.Name) else ""
                 inputs = [arg.value for arg in call.args if not isinstance(arg.value, cst.Subscript)]
-                if last.startswith(_BUILDER_VERBS) and any(self.names_read(value) & changing for value in inputs):
+                if last.startswith(_BUILDER_VERBS) and any(self.names_read(given) & changing for given in inputs):
                     found.add(node.value)
         return sorted(found)
 
