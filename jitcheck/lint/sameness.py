@@ -682,12 +682,21 @@ class Sameness(Repetition):
             return []
         target = loop.target.value
         found: set[str] = set()
-        for node, (value, where) in self.c.assigned.items():
-            if isinstance(node, cst.Name) and node.value in used and isinstance(value, cst.Call) \
-                    and where.loop is loop and self.names_a_class(value.func) \
+        for node, value in self.bound_in(loop, used):
+            if isinstance(value, cst.Call) and self.names_a_class(value.func) \
                     and any(target in self.names_read(arg.value) for arg in value.args):
                 found.add(node.value)
         return sorted(found)
+
+    def bound_in(self, loop: cst.CSTNode, used: set[str]) -> list[tuple[cst.Name, cst.BaseExpression]]:
+        """The plain bindings ``name = value`` that ``loop``'s own body makes of the names in ``used``."""
+        return [(node, value) for node, (value, where) in self.c.assigned.items()
+                if isinstance(node, cst.Name) and node.value in used and where.loop is loop]
+
+    def array_function(self, func: cst.BaseExpression) -> bool:
+        """True when ``func`` names a function of jax, numpy, math or the builtins: one that makes or takes arrays
+        and numbers as data."""
+        return any(q.split(".")[0] in _ARRAY_ROOTS for q in self.qnames(func))
 
     def built_anew(self, loop: cst.CSTNode, used: set[str], changing: set[str]) -> list[str]:
         """The names among ``used`` that ``loop``'s body binds to what a builder (``create_...``, ``build_...``,
@@ -697,14 +706,13 @@ class Sameness(Repetition):
         (``params = step(params)``), arrays made by jax or numpy, and what is built from an item of one array
         (``create_bijector(masks[i])``: items of one shape) or from what stays the same are data."""
         found: set[str] = set()
-        for node, (value, where) in self.c.assigned.items():
-            if not (isinstance(node, cst.Name) and node.value in used and where.loop is loop) \
-                    or node.value in self.names_read(value):
+        for node, value in self.bound_in(loop, used):
+            if node.value in self.names_read(value):
                 continue
             # `env = create_env(kind) if ... else env0`: either arm may run, so a builder in one is enough
             made = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
             for call in made:
-                if not isinstance(call, cst.Call) or any(q.split(".")[0] in _ARRAY_ROOTS for q in self.qnames(call.func)):
+                if not isinstance(call, cst.Call) or self.array_function(call.func):
                     continue
                 last = call.func.attr.value if isinstance(call.func, cst.Attribute) else \
                     call.func.value if isinstance(call.func, cst.Name) else ""
@@ -733,7 +741,7 @@ class Sameness(Repetition):
             value = bound[0] if bound is not None else None
             while isinstance(value, cst.Call):
                 func = value.func
-                if any(q.split(".")[0] in _ARRAY_ROOTS for q in self.qnames(func)):
+                if self.array_function(func):
                     return True
                 value = func.value if isinstance(func, cst.Attribute) else None  # `.reshape(...)` of an array call
         return False
@@ -750,8 +758,7 @@ class Sameness(Repetition):
             return set()
         calls = _CallsHanding(target.value)
         fun.visit(calls)
-        return {target.value} if any(not any(q.split(".")[0] in _ARRAY_ROOTS for q in self.qnames(call.func))
-                                     for call in calls.calls) else set()
+        return {target.value} if any(not self.array_function(call.func) for call in calls.calls) else set()
 
     def loop_names(self, loop: cst.CSTNode, context: Context) -> set[str]:
         """The names that change on each iteration of ``loop``: its targets and what its body assigns."""

@@ -212,11 +212,10 @@ class StaticArguments(Callables, ChangingStatics):
         definition = getattr(self.single_referent(call.func), "node", None)
         if not isinstance(definition, cst.FunctionDef):
             return None
-        for decorator in definition.decorators:
-            found = self.jit_decorator(decorator.decorator)
-            if found is not None and found[0].name in _ARRAY_RETURNING:
-                return definition.name.value, self.line_of(decorator)
-        return None
+        jitted = self.jitted_by(definition)
+        if jitted is None or jitted[1].name not in _ARRAY_RETURNING:
+            return None
+        return definition.name.value, self.line_of(jitted[0])
 
     def passed_by_a_caller(self, function: cst.FunctionDef, context: Context, param: cst.Param) -> bool:
         """Whether a call of ``function`` in the run (here, or another module's through the index) passes
@@ -237,21 +236,28 @@ class StaticArguments(Callables, ChangingStatics):
     def traced_parameters(self, function: cst.FunctionDef) -> set[str] | None:
         """The parameters of ``function`` that hold tracers while it runs under the jit its decorator applies (those
         not declared static), or None when no jit decorates it or its static arguments cannot be read."""
+        jitted = self.jitted_by(function)
+        if jitted is None:
+            return None
+        _, wrapper, args = jitted
+        if wrapper.static_all:
+            return None  # every argument that is not an array is static (equinox's filter_jit)
+        spec = self.static_spec(args, wrapper)
+        if spec is None and any(a.keyword is not None and a.keyword.value in (wrapper.static_argnums, wrapper.static_argnames)
+                                for a in args):
+            return None  # declared, but not as literals
+        nums, argnames = spec if spec is not None else (frozenset(), frozenset())
+        params = self.def_params(function)
+        return {name for index, name in enumerate(params) if index not in nums and name not in argnames} | {
+            p.name.value for p in function.params.kwonly_params if p.name.value not in argnames}
+
+    def jitted_by(self, function: cst.FunctionDef) -> tuple[cst.Decorator, names.Wrapper, Sequence[cst.Arg]] | None:
+        """The first decorator of ``function`` that applies a jit wrapper, with that wrapper and the arguments that
+        set its options (:meth:`jit_decorator`), or None when none does."""
         for decorator in function.decorators:
             found = self.jit_decorator(decorator.decorator)
-            if found is None:
-                continue
-            wrapper, args = found
-            if wrapper.static_all:
-                return None  # every argument that is not an array is static (equinox's filter_jit)
-            spec = self.static_spec(args, wrapper)
-            if spec is None and any(a.keyword is not None and a.keyword.value in (wrapper.static_argnums, wrapper.static_argnames)
-                                    for a in args):
-                return None  # declared, but not as literals
-            nums, argnames = spec if spec is not None else (frozenset(), frozenset())
-            params = self.def_params(function)
-            return {name for index, name in enumerate(params) if index not in nums and name not in argnames} | {
-                p.name.value for p in function.params.kwonly_params if p.name.value not in argnames}
+            if found is not None:
+                return decorator, *found
         return None
 
     def static_value(self, expr: cst.BaseExpression, position: str, context: Context, *, every: bool = False,
